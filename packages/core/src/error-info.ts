@@ -1,0 +1,96 @@
+import { AgentkitError } from './errors/agentkit-error';
+import { ModelError } from './errors/model-error';
+import { PluginHookError } from './errors/plugin-hook-error';
+
+/**
+ * The kind of failure that ended a reply.
+ * `authentication` (401), `permission` (403), `rate_limit` (429), `invalid_request` (400/404/422 and other
+ * 4xx), `upstream` (5xx), `connection` (network or timeout), `internal` (framework, plugin or developer
+ * error), `setup` (failed before the agent replied), `unknown`.
+ */
+export type ErrorType =
+  | 'authentication'
+  | 'permission'
+  | 'rate_limit'
+  | 'invalid_request'
+  | 'upstream'
+  | 'connection'
+  | 'internal'
+  | 'setup'
+  | 'unknown';
+
+/** Why a reply ended with `finishedReason: 'error'`. JSON-serialisable. */
+export interface ErrorInfo {
+  type: ErrorType;
+  message: string;
+}
+
+/** Maps an HTTP status to an {@link ErrorType}, or `undefined` for non-error statuses. */
+export function errorTypeFromStatus(status: number): ErrorType | undefined {
+  if (status === 401) return 'authentication';
+  if (status === 403) return 'permission';
+  if (status === 429) return 'rate_limit';
+  if (status >= 500) return 'upstream';
+  if (status >= 400) return 'invalid_request';
+  return undefined;
+}
+
+const networkNames =
+  /^(APIConnectionError|APIConnectionTimeoutError|APITimeoutError|TimeoutError|ConnectionError|FetchError|TransportError|ClientConnect\w*Error)$/;
+const networkCodes = /^(ECONNRESET|ECONNREFUSED|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN|UND_ERR_\w+|ECONNABORTED)$/;
+
+function statusOf(error: object): number | undefined {
+  const e = error as { status?: unknown; statusCode?: unknown; response?: { status?: unknown } };
+  for (const s of [e.status, e.statusCode, e.response?.status]) if (typeof s === 'number') return s;
+  return undefined;
+}
+
+/**
+ * Classifies any thrown value into an {@link ErrorInfo}. Walks `cause` chains and `AggregateError`
+ * members; uses {@link ModelError} types, HTTP statuses and network error names/codes. Provider error
+ * texts are not copied (they may echo secrets); agentkit's own errors keep their message, which names
+ * the plugin and hook for {@link PluginHookError}.
+ */
+export function classifyError(error: unknown): ErrorInfo {
+  const seen = new Set<unknown>();
+  const queue: unknown[] = [error];
+  while (queue.length > 0) {
+    const e = queue.shift();
+    if (typeof e !== 'object' || e === null || seen.has(e)) continue;
+    seen.add(e);
+    if (e instanceof ModelError) return { type: e.errorType, message: e.message };
+    if (e instanceof PluginHookError) return { type: 'internal', message: e.message };
+    const status = statusOf(e);
+    const fromStatus = status === undefined ? undefined : errorTypeFromStatus(status);
+    if (fromStatus) return { type: fromStatus, message: genericMessage(fromStatus, status) };
+    const name = (e as { name?: unknown }).name;
+    const code = (e as { code?: unknown }).code;
+    if ((typeof name === 'string' && networkNames.test(name)) || (typeof code === 'string' && networkCodes.test(code)))
+      return { type: 'connection', message: genericMessage('connection') };
+    if (e instanceof AggregateError) queue.push(...e.errors);
+    if ('cause' in e) queue.push((e as { cause: unknown }).cause);
+  }
+  if (AgentkitError.isInstance(error)) return { type: 'internal', message: error.message };
+  return { type: 'unknown', message: error instanceof Error ? error.message : String(error) };
+}
+
+/** A generic, secret-free message for an error type. */
+export function genericMessage(type: ErrorType, status?: number): string {
+  const suffix = status === undefined ? '' : ` (HTTP ${status})`;
+  switch (type) {
+    case 'authentication':
+      return `The model provider rejected the credentials${suffix}.`;
+    case 'permission':
+      return `The credentials lack permission for this request${suffix}.`;
+    case 'rate_limit':
+      return `The model provider's rate limit was hit${suffix}.`;
+    case 'invalid_request':
+      return `The model provider rejected the request as invalid${suffix}.`;
+    case 'upstream':
+      return `The model provider failed${suffix}.`;
+    case 'connection':
+      return 'The model provider could not be reached (network error or timeout).';
+    default:
+      return `The request failed${suffix}.`;
+  }
+}

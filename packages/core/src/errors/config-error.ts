@@ -1,0 +1,12 @@
+import { AgentkitError } from './agentkit-error';
+
+/** Invalid configuration, thrown when an agent or plugin is built. The message names the field. */
+export class ConfigError extends AgentkitError {
+  /** The offending field, e.g. `context.triggerRatio`. */
+  readonly field: string | undefined;
+
+  constructor(message: string, options?: { field?: string; cause?: unknown }) {
+    super('CONFIG', message, options);
+    this.field = options?.field;
+  }
+}

@@ -1,0 +1,58 @@
+import { AgentkitError } from './agentkit-error';
+
+/** Identifies one session in a store. */
+export interface SessionKey {
+  userId: string;
+  agentId: string;
+  sessionId: string;
+}
+
+function describe(key: SessionKey): string {
+  return `session '${key.sessionId}' (user '${key.userId}', agent '${key.agentId}')`;
+}
+
+/** `updateSessionState` was called for a session that does not exist. */
+export class SessionNotFoundError extends AgentkitError {
+  /** The missing session. */
+  readonly session: SessionKey;
+  constructor(session: SessionKey) {
+    super('SESSION_NOT_FOUND', `The ${describe(session)} was not found.`);
+    this.session = session;
+  }
+}
+
+/** A write carried an expected version, and someone else wrote first. Nothing was written. */
+export class VersionConflictError extends AgentkitError {
+  /** The session written to. */
+  readonly session: SessionKey;
+  /** The version the writer expected. */
+  readonly expectedVersion: number;
+  /** The version in the store (`null` when the session does not exist). */
+  readonly actualVersion: number | null;
+  constructor(session: SessionKey, expectedVersion: number, actualVersion: number | null) {
+    super(
+      'VERSION_CONFLICT',
+      `The ${describe(session)} is at version ${actualVersion ?? 'none'}, not ${expectedVersion}: another writer saved first. Reload and retry.`,
+    );
+    this.session = session;
+    this.expectedVersion = expectedVersion;
+    this.actualVersion = actualVersion;
+  }
+}
+
+/** A stored record failed validation (corrupt JSON, wrong shape, unsupported version). */
+export class StoreDataError extends AgentkitError {
+  /** The session whose record is bad. */
+  readonly session: SessionKey;
+  constructor(session: SessionKey, reason: string, options?: { cause?: unknown }) {
+    super('STORE_DATA', `The stored record of the ${describe(session)} is invalid: ${reason}`, options);
+    this.session = session;
+  }
+}
+
+/** The store's backend could not be reached. The operation may be retried. */
+export class StoreConnectionError extends AgentkitError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('STORE_CONNECTION', message, options);
+  }
+}

@@ -1,0 +1,102 @@
+export { Agent, type ReplyStreamOptions, type AgentInput } from './agent';
+export type { AgentOptions, ModelRetryOptions } from './agent-options';
+export type {
+  Base64Source,
+  ContentBlock,
+  ContentBlockType,
+  DataBlock,
+  HintBlock,
+  PermissionRule,
+  ProviderData,
+  TextBlock,
+  ThinkingBlock,
+  ToolCallBlock,
+  ToolCallState,
+  ToolResultBlock,
+  ToolResultState,
+  UrlSource,
+} from './blocks';
+export type { Capabilities, CompressionCapability, TasksCapability } from './capabilities';
+export { classifyError, errorTypeFromStatus, genericMessage, type ErrorInfo, type ErrorType } from './error-info';
+export { AgentkitError, type AgentkitErrorCode } from './errors/agentkit-error';
+export { ConfigError } from './errors/config-error';
+export { InvalidInputError, MessageValidationError, ReplyPausedError, ResumeMismatchError } from './errors/input-errors';
+export { ModelError } from './errors/model-error';
+export { PluginHookError } from './errors/plugin-hook-error';
+export { StateError } from './errors/state-error';
+export {
+  SessionNotFoundError,
+  StoreConnectionError,
+  StoreDataError,
+  VersionConflictError,
+  type SessionKey,
+} from './errors/store-errors';
+export * from './events';
+export { newId } from './ids';
+export { InMemorySessionStore } from './in-memory-session-store';
+export type { JSONObject, JSONPrimitive, JSONSchema, JSONValue } from './json';
+export type { ChatModel, ModelChunk, ModelRequest, TokenCountInput, ToolChoice, ToolSchema } from './model';
+export {
+  assistantMsg,
+  createMsg,
+  getBlocks,
+  getText,
+  systemMsg,
+  textBlock,
+  userMsg,
+  validateMsg,
+  type Msg,
+  type MsgInit,
+  type ReplyFinishedReason,
+  type Role,
+} from './msg';
+export { definePlugin } from './plugin';
+export type {
+  AfterToolEvent,
+  BeforeFinishEvent,
+  BeforeInferenceEvent,
+  BeforeReplyEvent,
+  BeforeToolEvent,
+  ContinueReply,
+  HookErrorEvent,
+  HookHandler,
+  HookName,
+  Hooks,
+  InferenceRequest,
+  InterceptorHookName,
+  Logger,
+  MaybePromise,
+  ObserverHookName,
+  PauseEvent,
+  Plugin,
+  PluginContext,
+  PluginOption,
+  PluginStateSpec,
+  ReplyEndHookEvent,
+  ReplyInput,
+  ReplyOptions,
+  SetupContext,
+  ToolDecision,
+} from './plugin';
+export { applyEvent, replayEvents } from './replay-events';
+export type { SessionRecord, SessionStore, SessionSummary, WriteOptions } from './session-store';
+export { isStandardSchema, type StandardJSONSchemaV1, type StandardSchemaV1 } from './standard-schema';
+export {
+  AGENT_STATE_SCHEMA_VERSION,
+  SUPPORTED_AGENT_STATE_VERSIONS,
+  createAgentState,
+  parseAgentState,
+  type AgentState,
+  type PermissionRules,
+  type ReplyPosition,
+} from './state';
+export {
+  DATA_BLOCK_TOKENS,
+  TokenCounter,
+  estimateBlockTokens,
+  estimateTextTokens,
+} from './token-count';
+export { defineTool, type Tool, type ToolChunk, type ToolContext, type ToolInputSchema, type ToolOutput, type ToolResult } from './tool';
+export { toolJsonSchema } from './tool-input';
+export { toProviderTurns, type ProviderTurn } from './provider-turns';
+export { addUsage, emptyUsage, normalizeUsage, type Usage } from './usage';

@@ -1,0 +1,68 @@
+import type { DataBlock, ProviderData } from './blocks';
+import type { JSONSchema } from './json';
+import type { Msg } from './msg';
+import type { Usage } from './usage';
+
+/** How the model may use tools on a call: `auto`, `none`, `required` (any tool), or one named tool. */
+export type ToolChoice = 'auto' | 'none' | 'required' | { name: string };
+
+/** A tool as the model sees it. */
+export interface ToolSchema {
+  name: string;
+  description: string;
+  /** JSON Schema of the input (an object schema). */
+  inputSchema: JSONSchema;
+}
+
+/**
+ * One model call. `messages` are the conversation after the system prompt: the compression summary (as
+ * a user message) when there is one, then the context. Hint blocks inside assistant messages must be
+ * sent as separate user messages, at their position.
+ */
+export interface ModelRequest {
+  systemPrompt: string;
+  messages: Msg[];
+  tools: ToolSchema[];
+  toolChoice: ToolChoice;
+  signal: AbortSignal;
+}
+
+/**
+ * A streamed piece of a model response. Chunks are deltas. A `text` chunk after `thinking` closes the
+ * thinking block (and vice versa); `tool_call` chunks are keyed by `id` (the first one of an id carries
+ * the name; later ones may omit it); `providerData` is merged into the block (e.g. thought signatures).
+ */
+export type ModelChunk =
+  | { type: 'text'; delta: string; providerData?: ProviderData }
+  | { type: 'thinking'; delta: string; providerData?: ProviderData }
+  | { type: 'tool_call'; id: string; name?: string; delta: string; providerData?: ProviderData }
+  | { type: 'data'; mediaType: string; data: string }
+  | { type: 'usage'; usage: Usage };
+
+/** What token counting sees: the same fields as a request, without the signal. */
+export interface TokenCountInput {
+  systemPrompt: string;
+  messages: readonly Msg[];
+  tools: readonly ToolSchema[];
+}
+
+/**
+ * The model spec every adapter implements. Streaming first: `stream` yields chunks; the last `usage`
+ * chunk is the call's usage. Throw `ModelError` (classified) on failure; stop when `signal` aborts.
+ */
+export interface ChatModel {
+  /** The model's name, reported in `MODEL_CALL_START`. */
+  readonly name: string;
+  /** The context window in tokens. */
+  readonly contextSize: number;
+  /** Streams one response. */
+  stream(request: ModelRequest): AsyncIterable<ModelChunk>;
+  /**
+   * Counts tokens more exactly than core's estimate, when the adapter can. Core calls it per message
+   * (and once for system prompt + tools) and caches the results, so it should be a pure function.
+   */
+  countTokens?(input: TokenCountInput): number;
+}
+
+/** A data block as a chunk payload; re-exported for adapter authors. */
+export type ModelDataBlock = DataBlock;

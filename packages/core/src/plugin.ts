@@ -1,0 +1,223 @@
+import type { HintBlock, ToolCallBlock, ToolResultBlock } from './blocks';
+import type { Capabilities } from './capabilities';
+import type { InputEvent } from './events';
+import type { JSONObject } from './json';
+import type { ChatModel, ModelRequest, TokenCountInput, ToolChoice } from './model';
+import type { Msg, ReplyFinishedReason } from './msg';
+import type { StandardSchemaV1 } from './standard-schema';
+import type { AgentState, ReplyPosition } from './state';
+import type { Tool } from './tool';
+
+/** A value or a promise of it. */
+export type MaybePromise<T> = T | Promise<T>;
+
+/** Where a log line comes from and how bad it is. Defaults to `console`. */
+export interface Logger {
+  warn(message: string, ...rest: unknown[]): void;
+  error(message: string, ...rest: unknown[]): void;
+}
+
+/** What a reply was started with. */
+export type ReplyInput =
+  | { kind: 'new'; messages: Msg[] }
+  | { kind: 'continue' }
+  | { kind: 'resume'; event: InputEvent };
+
+/**
+ * Per-reply options. Plugins read their own keys (e.g. `structuredSchema` for
+ * `@agentkit/structured-output`); to keep one across a pause they store it with `ctx.setReplyData`.
+ */
+export interface ReplyOptions<S = unknown> {
+  /** Aborting ends the reply as `interrupted`; running tools see the signal. */
+  signal?: AbortSignal;
+  /** Ask this reply for a structured result (needs `@agentkit/structured-output`). Types `structuredOutput`. */
+  structuredSchema?: StandardSchemaV1<unknown, S>;
+  [option: string]: unknown;
+}
+
+/** The request of one model call, as `beforeInference` hooks see and edit it. */
+export type InferenceRequest = Omit<ModelRequest, 'signal'>;
+
+/** A decision of a `beforeTool` hook. */
+export type ToolDecision =
+  | { decision: 'allow'; input?: unknown }
+  | { decision: 'deny'; message: string }
+  | { decision: 'ask'; suggestedRules?: ToolCallBlock['suggestedRules'] }
+  | { decision: 'external' }
+  /** Run the tool with a different input (the call's stored input is updated). */
+  | { decision?: undefined; input: unknown };
+
+/** What a `beforeFinish` hook returns to refuse finishing: the loop continues with another model call. */
+export interface ContinueReply {
+  continue: true;
+  /** Persisted as a hint (and emitted) before the next model call. */
+  hint?: string;
+  /** Tool choice for the next model call only. */
+  toolChoice?: ToolChoice;
+}
+
+/**
+ * What every hook receives as `ctx`: the agent, the live state, and the ways a plugin acts on the reply.
+ * Bound to the plugin whose hook runs (its state slot, its name on hints).
+ */
+export interface PluginContext {
+  /** The name of the plugin this context belongs to. */
+  readonly pluginName: string;
+  readonly agentName: string;
+  readonly model: ChatModel;
+  readonly systemPrompt: string;
+  /** The live agent state. Mutate through the methods below where one exists. */
+  readonly state: AgentState;
+  /** The current reply. */
+  readonly reply: ReplyPosition;
+  /** Aborted when the reply is interrupted. */
+  readonly signal: AbortSignal;
+  readonly logger: Logger;
+  /** This plugin's state slot. */
+  getState<T = unknown>(): T;
+  /** Replaces this plugin's state slot (JSON only). */
+  setState(value: unknown): void;
+  /** This plugin's data for the current reply (survives pauses; reset for each new reply). */
+  getReplyData<T = unknown>(): T | undefined;
+  /** Sets this plugin's data for the current reply (JSON only). */
+  setReplyData(value: unknown): void;
+  /**
+   * Persists a hint into the reply message and, unless `emit: false`, emits `HINT_BLOCK`.
+   * `source` defaults to the plugin's name.
+   */
+  addHint(hint: HintBlock['hint'], options?: { source?: string | null; emit?: boolean }): HintBlock;
+  /** Emits a `CUSTOM` event. */
+  emit(name: string, value: JSONObject): void;
+  /** Replaces the summary and context (compression). Counts are invalidated. */
+  replaceContext(next: { summary: AgentState['summary']; context: Msg[] }): void;
+  /** Counts the tokens of a request (default: the current state as the next model call would see it). */
+  countTokens(input?: TokenCountInput): number;
+  /** A capability another plugin provides, or `undefined`. */
+  capability<K extends keyof Capabilities>(name: K): Capabilities[K] | undefined;
+  /** The tools mounted for this reply. */
+  readonly tools: readonly Tool[];
+}
+
+/** `beforeReply`: a reply starts or resumes. Return tools to mount for this run of the reply. */
+export interface BeforeReplyEvent {
+  ctx: PluginContext;
+  input: ReplyInput;
+  options: ReplyOptions;
+}
+/** `beforeInference`: before every model call. Return a changed request, or nothing. */
+export interface BeforeInferenceEvent {
+  ctx: PluginContext;
+  request: InferenceRequest;
+}
+/** `beforeTool`: before a tool call runs. The first hook that returns a decision wins. */
+export interface BeforeToolEvent {
+  ctx: PluginContext;
+  toolCall: Readonly<ToolCallBlock>;
+  /** `undefined` when the model named an unknown tool (the call fails unless a hook decides). */
+  tool: Tool | undefined;
+  /** The parsed, validated input. */
+  input: unknown;
+}
+/** `afterTool`: a tool result is about to be saved. Return a replacement, or nothing. */
+export interface AfterToolEvent {
+  ctx: PluginContext;
+  toolCall: Readonly<ToolCallBlock>;
+  result: ToolResultBlock;
+}
+/** `beforeFinish`: the reply would end. Return {@link ContinueReply} to go on instead. */
+export interface BeforeFinishEvent {
+  ctx: PluginContext;
+  reason: 'completed' | 'exceed_max_iters';
+  message: Msg;
+}
+/** `onPause`: the reply paused; `state` holds everything to resume it. */
+export interface PauseEvent {
+  ctx: PluginContext;
+  message: Msg;
+  awaiting: ToolCallBlock[];
+}
+/** `onReplyEnd`: the reply ended. */
+export interface ReplyEndHookEvent {
+  ctx: PluginContext;
+  message: Msg;
+  finishedReason: ReplyFinishedReason;
+}
+/** `onError`: an observer hook failed (the reply goes on). */
+export interface HookErrorEvent {
+  error: unknown;
+  plugin: string;
+  hook: string;
+}
+
+/**
+ * The hooks. `before*`/`after*` are interceptors: they run one after another (plugin `enforce`, then
+ * registration order) and may return a replacement or a decision. `on*` are observers: they run
+ * concurrently, and their failures are reported to `onError` and the logger, never fatal.
+ */
+export interface Hooks {
+  beforeReply(event: BeforeReplyEvent): MaybePromise<void | { tools?: Tool[] }>;
+  beforeInference(event: BeforeInferenceEvent): MaybePromise<void | InferenceRequest>;
+  beforeTool(event: BeforeToolEvent): MaybePromise<void | ToolDecision>;
+  afterTool(event: AfterToolEvent): MaybePromise<void | ToolResultBlock>;
+  beforeFinish(event: BeforeFinishEvent): MaybePromise<void | ContinueReply>;
+  onPause(event: PauseEvent): MaybePromise<void>;
+  onReplyEnd(event: ReplyEndHookEvent): MaybePromise<void>;
+  onError(event: HookErrorEvent): MaybePromise<void>;
+}
+
+/** Names of the interceptor hooks. */
+export type InterceptorHookName = 'beforeReply' | 'beforeInference' | 'beforeTool' | 'afterTool' | 'beforeFinish';
+/** Names of the observer hooks. */
+export type ObserverHookName = 'onPause' | 'onReplyEnd' | 'onError';
+/** Any hook name. */
+export type HookName = keyof Hooks;
+
+/** A hook handler, optionally with a per-hook order (rollup's ObjectHook). */
+export type HookHandler<F> = F | { handler: F; order?: 'pre' | 'post' };
+
+/** What a plugin sees when the agent is built: validate configuration here and read capabilities. */
+export interface SetupContext {
+  readonly agentName: string;
+  readonly model: ChatModel;
+  readonly systemPrompt: string;
+  readonly logger: Logger;
+  /** Names of all plugins of the agent. */
+  readonly plugins: readonly string[];
+  capability<K extends keyof Capabilities>(name: K): Capabilities[K] | undefined;
+}
+
+/** A plugin's persisted slot: how to create it and how to validate a loaded one. */
+export interface PluginStateSpec<S> {
+  initial: () => S;
+  /** Validates a loaded slot (a Standard Schema, or a function that returns it or throws). */
+  schema?: StandardSchemaV1<unknown, S> | ((value: unknown) => S);
+}
+
+/**
+ * A plugin: a plain object with a unique name (its state namespace and error attribution), optional
+ * dependencies on other plugins (checked when the agent is built), tools, capabilities and hooks.
+ */
+export interface Plugin<S = unknown> {
+  readonly name: string;
+  readonly version?: string;
+  /** `pre` plugins' hooks run first, `post` last; otherwise registration order. */
+  readonly enforce?: 'pre' | 'post';
+  /** Plugins that must be installed too (by name). */
+  readonly dependencies?: readonly string[];
+  readonly state?: PluginStateSpec<S>;
+  /** Tools mounted for every reply. */
+  readonly tools?: readonly Tool[];
+  /** Capabilities this plugin provides to others. */
+  readonly provides?: Partial<Capabilities>;
+  /** Called once when the agent is built, after every plugin's capabilities are registered. */
+  setup?(ctx: SetupContext): void;
+  readonly hooks?: { [K in HookName]?: HookHandler<Hooks[K]> };
+}
+
+/** Identity function for plugin type inference. */
+export function definePlugin<S>(plugin: Plugin<S>): Plugin<S> {
+  return plugin;
+}
+
+/** A falsy value, a plugin, or a nested list of them (so `plugins: [cond && p()]` works). */
+export type PluginOption = Plugin<any> | false | null | undefined | readonly PluginOption[];

@@ -1,0 +1,78 @@
+import type { DataBlock, TextBlock, ToolResultState } from './blocks';
+import type { JSONObject, JSONSchema } from './json';
+import type { StandardSchemaV1 } from './standard-schema';
+import type { AgentState } from './state';
+
+/** What a tool receives besides its input. */
+export interface ToolContext {
+  /** Aborted when the reply is interrupted. Pass it on to fetches, child processes, queries. */
+  signal: AbortSignal;
+  /** The id of this call. */
+  toolCallId: string;
+  /** The current reply's id. */
+  replyId: string;
+  /** The agent's live state. Plugin tools read and write their slot through `pluginState`. */
+  state: AgentState;
+  /** Reads a plugin's state slot. */
+  getPluginState<T = unknown>(plugin: string): T;
+  /** Replaces a plugin's state slot (must be JSON). */
+  setPluginState(plugin: string, value: unknown): void;
+  /** Ends the reply after the current tool round with `completed` and the given structured output. */
+  finishReply(result: { structuredOutput?: unknown }): void;
+}
+
+/** One streamed piece of a tool's output: text, or a data block. */
+export type ToolChunk = string | DataBlock | Omit<DataBlock, 'id'>;
+
+/** A tool's final result, when it wants to set the state or metadata. */
+export interface ToolResult {
+  output: string | Array<TextBlock | DataBlock | Omit<TextBlock, 'id'> | Omit<DataBlock, 'id'>>;
+  state?: Extract<ToolResultState, 'success' | 'error'>;
+  metadata?: JSONObject;
+}
+
+/**
+ * What `execute` may return: a string, a {@link ToolResult}, any other JSON value (sent as JSON text), or
+ * an async iterable of {@link ToolChunk}s that stream to the client (its return value, if a
+ * {@link ToolResult}, sets state and metadata).
+ */
+export type ToolOutput = unknown;
+
+/** An input schema: a Standard Schema (zod, valibot…) with JSON Schema support, or plain JSON Schema. */
+export type ToolInputSchema<I> = StandardSchemaV1<unknown, I> | JSONSchema;
+
+/** A tool the model can call. Build it with {@link defineTool} for input type inference. */
+export interface Tool<I = any> {
+  name: string;
+  description: string;
+  /** Parsed and validated before `execute`; failures go back to the model as error results. */
+  inputSchema: ToolInputSchema<I>;
+  /** JSON Schema sent to the model; derived from `inputSchema` when omitted. */
+  jsonSchema?: JSONSchema;
+  /** Runs the tool. Omit for tools that are always executed externally. */
+  execute?: (input: I, ctx: ToolContext) => ToolOutput | Promise<ToolOutput> | AsyncIterable<ToolChunk>;
+  /** Calls of concurrency-safe tools in one model response run in parallel. Default `false`. */
+  concurrencySafe?: boolean;
+  /** Ask the user before running (per call when a function). Permission rules in state can override. */
+  needsConfirmation?: boolean | ((input: I) => boolean);
+  /** Executed by the caller: the reply pauses with `REQUIRE_EXTERNAL_EXECUTION`. */
+  external?: boolean;
+  /**
+   * Whether a permission rule's `ruleContent` covers this input. Default: the rule content is a substring
+   * of the input's JSON text.
+   */
+  matchRule?: (ruleContent: string, input: I) => boolean;
+}
+
+/**
+ * Defines a tool; exists for type inference of `execute`'s input.
+ * @example
+ * const add = defineTool({
+ *   name: 'add', description: 'Add two numbers',
+ *   inputSchema: z.object({ a: z.number(), b: z.number() }),
+ *   execute: ({ a, b }) => String(a + b),
+ * });
+ */
+export function defineTool<I>(tool: Tool<I>): Tool<I> {
+  return tool;
+}

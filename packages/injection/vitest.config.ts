@@ -1,0 +1,6 @@
+import { defineProject } from 'vitest/config';
+
+export default defineProject({
+  resolve: { conditions: ['@agentkit/source'] },
+  test: { name: 'injection', include: ['src/**/*.test.ts', 'test/**/*.test.ts'] },
+});
