@@ -70,6 +70,8 @@ export interface PluginContext {
   readonly state: AgentState;
   /** The current reply. */
   readonly reply: ReplyPosition;
+  /** The agent's iteration limit (`maxIters`). */
+  readonly maxIters: number;
   /** Aborted when the reply is interrupted. */
   readonly signal: AbortSignal;
   readonly logger: Logger;

@@ -1,0 +1,204 @@
+import type { AgentOptions } from './agent-options';
+import type { Capabilities } from './capabilities';
+import { AgentkitError } from './errors/agentkit-error';
+import { ConfigError } from './errors/config-error';
+import { StateError } from './errors/state-error';
+import type { AgentEvent } from './events';
+import { HookDriver } from './hook-driver';
+import type { JSONValue } from './json';
+import type { ChatModel } from './model';
+import type { Msg } from './msg';
+import type { Logger, Plugin, PluginOption, ReplyOptions, SetupContext } from './plugin';
+import { type AgentCore, type AgentInput, normalizeInput, ReplyRun } from './reply-loop';
+import { isStandardSchema } from './standard-schema';
+import { type AgentState, createAgentState, parseAgentState } from './state';
+import { TokenCounter } from './token-count';
+import type { Tool } from './tool';
+
+export type { AgentInput } from './reply-loop';
+
+/** Options of {@link Agent.replyStream}. */
+export interface ReplyStreamOptions<S = unknown> extends ReplyOptions<S> {
+  /** Yield the final (or paused) message after the events. */
+  yieldFinalMsg?: boolean;
+}
+
+function flattenPlugins(options: readonly PluginOption[] | undefined, out: Plugin<any>[] = []): Plugin<any>[] {
+  for (const p of options ?? []) {
+    if (!p) continue;
+    if (Array.isArray(p)) flattenPlugins(p, out);
+    else out.push(p as Plugin<any>);
+  }
+  return out;
+}
+
+/**
+ * The agent: a reason–act reply loop around a model, tools and plugins. All it knows lives in
+ * {@link Agent.state} (plain JSON), so a reply paused here can be resumed by a new `Agent` in another
+ * process.
+ * @example
+ * const agent = new Agent({ name: 'helper', systemPrompt: 'Be brief.', model, tools: [add] });
+ * const msg = await agent.reply('What is 2 + 3?');
+ * console.log(getText(msg));
+ */
+export class Agent {
+  /** The agent's name. */
+  readonly name: string;
+  /** The model used for replies. */
+  readonly model: ChatModel;
+  private readonly core: AgentCore;
+  private running = false;
+
+  constructor(options: AgentOptions) {
+    if (typeof options?.name !== 'string' || options.name === '') throw new ConfigError("Agent option 'name' must be a non-empty string.", { field: 'name' });
+    if (!options.model || typeof options.model.stream !== 'function')
+      throw new ConfigError("Agent option 'model' must be a ChatModel (an object with a stream() method).", { field: 'model' });
+    const maxIters = options.maxIters ?? 50;
+    if (!Number.isInteger(maxIters) || maxIters < 1) throw new ConfigError("Agent option 'maxIters' must be an integer ≥ 1.", { field: 'maxIters' });
+    const logger: Logger = options.logger ?? console;
+    const plugins = flattenPlugins(options.plugins);
+
+    const names = new Set<string>();
+    for (const p of plugins) {
+      if (typeof p.name !== 'string' || p.name === '') throw new ConfigError('Every plugin needs a non-empty name.', { field: 'plugins' });
+      if (names.has(p.name)) throw new ConfigError(`Plugin '${p.name}' is installed twice.`, { field: 'plugins' });
+      names.add(p.name);
+    }
+    for (const p of plugins)
+      for (const dep of p.dependencies ?? [])
+        if (!names.has(dep)) throw new ConfigError(`Plugin '${p.name}' needs plugin '${dep}', which is not installed.`, { field: 'plugins' });
+
+    const capabilities: Partial<Capabilities> = {};
+    for (const p of plugins)
+      for (const [key, value] of Object.entries(p.provides ?? {})) {
+        if (key in capabilities) throw new ConfigError(`Two plugins provide capability '${key}' (the second is '${p.name}').`, { field: 'plugins' });
+        (capabilities as Record<string, unknown>)[key] = value;
+      }
+
+    const tools = new Map<string, Tool>();
+    for (const tool of [...(options.tools ?? []), ...plugins.flatMap((p) => p.tools ?? [])]) {
+      if (tools.has(tool.name)) throw new ConfigError(`Two tools are named '${tool.name}'.`, { field: 'tools' });
+      tools.set(tool.name, tool);
+    }
+
+    const state = options.state === undefined ? createAgentState() : parseAgentState(options.state);
+    for (const p of plugins) {
+      if (!p.state) continue;
+      const slot = state.plugins[p.name];
+      state.plugins[p.name] = (slot === undefined ? p.state.initial() : validateSlot(p, slot)) as JSONValue;
+    }
+
+    this.name = options.name;
+    this.model = options.model;
+    this.core = {
+      name: options.name,
+      systemPrompt: options.systemPrompt ?? '',
+      model: options.model,
+      fallbackModel: options.fallbackModel,
+      tools,
+      plugins,
+      driver: new HookDriver(plugins),
+      state,
+      counter: new TokenCounter(options.model),
+      maxIters,
+      retry: { maxRetries: 2, initialDelayMs: 500, maxDelayMs: 10_000, ...options.modelRetry },
+      logger,
+      capabilities,
+    };
+
+    const setup: SetupContext = {
+      agentName: this.name,
+      model: this.model,
+      systemPrompt: this.core.systemPrompt,
+      logger,
+      plugins: [...names],
+      capability: (name) => capabilities[name],
+    };
+    for (const p of plugins) {
+      try {
+        p.setup?.(setup);
+      } catch (error) {
+        if (AgentkitError.isInstance(error)) throw error;
+        throw new ConfigError(`Plugin '${p.name}' failed in setup: ${(error as Error)?.message ?? String(error)}`, { cause: error });
+      }
+    }
+  }
+
+  /**
+   * The live state: plain JSON. Persist it (`JSON.stringify`, a session store) after a reply; pass it
+   * to `new Agent({ state })` to continue anywhere.
+   */
+  get state(): AgentState {
+    return this.core.state;
+  }
+
+  /** The tools of the agent and its plugins (reply-scoped tools are not listed). */
+  get tools(): readonly Tool[] {
+    return [...this.core.tools.values()];
+  }
+
+  /**
+   * Runs a reply and returns its message: everything the reply produced (hints, thinking, text, tool
+   * calls and results across iterations), usage summed over its model calls, `finishedAt` and the
+   * finished reason. A paused reply returns the waiting message with `finishedReason: null`. Errors end
+   * the reply with `finishedReason: 'error'` and an `ErrorInfo` instead of throwing; invalid input
+   * (new input while paused, a resume that matches nothing) throws a typed error before anything runs.
+   */
+  async reply<S = unknown>(input?: AgentInput, options: ReplyOptions<S> = {}): Promise<Msg<S>> {
+    const gen = this.start(input, options);
+    let r = await gen.next();
+    while (!r.done) r = await gen.next();
+    if (r.value) return r.value as Msg<S>;
+    throw new StateError('There is no reply to return: a user interrupt was sent to an agent that never replied.');
+  }
+
+  /**
+   * Runs a reply and yields its events; with `yieldFinalMsg`, the final (or paused) message comes last.
+   * A paused reply's stream ends without `REPLY_END`.
+   */
+  async *replyStream<S = unknown>(input?: AgentInput, options: ReplyStreamOptions<S> = {}): AsyncGenerator<AgentEvent | Msg<S>, void> {
+    const gen = this.start(input, options);
+    for (;;) {
+      const r = await gen.next();
+      if (r.done) {
+        if (options.yieldFinalMsg && r.value) yield r.value as Msg<S>;
+        return;
+      }
+      yield r.value;
+    }
+  }
+
+  /** Adds messages to the context without replying (e.g. another agent's output). */
+  async observe(msgs: Msg | readonly Msg[]): Promise<void> {
+    const normalized = normalizeInput(msgs as AgentInput);
+    if ('event' in normalized) throw new ConfigError('observe() takes messages, not events.');
+    this.core.state.context.push(...normalized.messages);
+  }
+
+  private async *start(input: AgentInput, options: ReplyOptions): AsyncGenerator<AgentEvent, Msg | null> {
+    if (this.running) throw new StateError('This agent is already running a reply; wait for it to end (one reply at a time per agent).');
+    this.running = true;
+    try {
+      return yield* new ReplyRun(this.core, input, options).run();
+    } finally {
+      this.running = false;
+    }
+  }
+}
+
+function validateSlot(plugin: Plugin<any>, slot: unknown): unknown {
+  const schema = plugin.state?.schema;
+  if (!schema) return slot;
+  try {
+    if (typeof schema === 'function') return schema(slot);
+    if (isStandardSchema(schema)) {
+      const result = schema['~standard'].validate(slot);
+      if (result instanceof Promise) throw new Error('async schemas are not supported for plugin state');
+      if (result.issues) throw new Error(result.issues.map((i) => i.message).join('; '));
+      return result.value;
+    }
+  } catch (error) {
+    throw new StateError(`The state slot of plugin '${plugin.name}' is invalid: ${(error as Error).message}`, { cause: error });
+  }
+  return slot;
+}

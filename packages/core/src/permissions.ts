@@ -1,0 +1,34 @@
+import type { PermissionRule } from './blocks';
+import type { ToolDecision } from './plugin';
+import type { PermissionRules } from './state';
+import type { Tool } from './tool';
+
+function matches(rule: PermissionRule, tool: Tool, input: unknown): boolean {
+  if (rule.toolName !== tool.name) return false;
+  if (rule.ruleContent === null || rule.ruleContent === undefined) return true;
+  return tool.matchRule ? tool.matchRule(rule.ruleContent, input) : JSON.stringify(input).includes(rule.ruleContent);
+}
+
+/** The rule offered to the user by default when a call needs confirmation: allow every call of the tool. */
+export function defaultSuggestedRules(tool: Tool): PermissionRule[] {
+  return [{ toolName: tool.name, ruleContent: null, behavior: 'allow' }];
+}
+
+/** Whether any of `rules` covers this call. */
+export function anyRuleMatches(rules: readonly PermissionRule[], tool: Tool, input: unknown): boolean {
+  return rules.some((r) => matches(r, tool, input));
+}
+
+/**
+ * The default decision about a call when no `beforeTool` hook decided: deny rules, then ask rules, then
+ * the tool's own `needsConfirmation` unless an allow rule covers the call, then external tools, else allow.
+ */
+export function decidePermission(rules: PermissionRules, tool: Tool, input: unknown): ToolDecision {
+  if (anyRuleMatches(rules.deny, tool, input))
+    return { decision: 'deny', message: `<system-reminder>The execution of tool "${tool.name}" is denied by a permission rule.</system-reminder>` };
+  if (anyRuleMatches(rules.ask, tool, input)) return { decision: 'ask', suggestedRules: defaultSuggestedRules(tool) };
+  const needs = typeof tool.needsConfirmation === 'function' ? tool.needsConfirmation(input) : tool.needsConfirmation;
+  if (needs && !anyRuleMatches(rules.allow, tool, input)) return { decision: 'ask', suggestedRules: defaultSuggestedRules(tool) };
+  if (tool.external) return { decision: 'external' };
+  return { decision: 'allow' };
+}

@@ -1,0 +1,202 @@
+import type { DataBlock, TextBlock, ToolCallBlock, ToolResultBlock } from './blocks';
+import type { AgentEvent, InputEvent } from './events';
+import type { Msg } from './msg';
+import { addUsage, emptyUsage } from './usage';
+
+/** Called for events that cannot be applied (wrong reply, unknown block); default: ignore. */
+export type ReplayWarning = (message: string, event: AgentEvent | InputEvent) => void;
+
+function findCall(msg: Msg, id: string): ToolCallBlock | undefined {
+  for (const b of msg.content) if (b.type === 'tool_call' && b.id === id) return b;
+  return undefined;
+}
+function findResult(msg: Msg, id: string): ToolResultBlock | undefined {
+  for (let i = msg.content.length - 1; i >= 0; i--) {
+    const b = msg.content[i]!;
+    if (b.type === 'tool_result' && b.id === id) return b;
+  }
+  return undefined;
+}
+function findBlock(msg: Msg, id: string) {
+  for (let i = msg.content.length - 1; i >= 0; i--) if (msg.content[i]!.id === id) return msg.content[i];
+  return undefined;
+}
+
+/** Appends streamed tool-result text to an output list the way the agent does (ids derive from the call id). */
+export function appendResultText(output: Array<TextBlock | DataBlock>, callId: string, delta: string): void {
+  const last = output[output.length - 1];
+  if (last?.type === 'text') last.text += delta;
+  else output.push({ type: 'text', id: `${callId}.${output.length}`, text: delta });
+}
+
+/**
+ * Applies one event (or input event) to a reply message and returns it — the reducer UIs and services use
+ * to rebuild a reply from its stream. `REPLY_START` creates the message (pass `null` before it); a resumed
+ * reply continues from the persisted paused message. Replaying a reply's whole stream (plus the input
+ * events that resumed it) yields the message the agent persisted. Events of another reply and deltas of
+ * unknown blocks are skipped, never thrown.
+ */
+export function applyEvent(msg: Msg | null, event: AgentEvent | InputEvent, warn: ReplayWarning = () => {}): Msg | null {
+  if (event.type === 'REPLY_START') {
+    return {
+      id: event.replyId,
+      name: event.name,
+      role: 'assistant',
+      content: [],
+      metadata: {},
+      createdAt: event.createdAt,
+      usage: null,
+      finishedAt: null,
+      finishedReason: null,
+      structuredOutput: null,
+      error: null,
+    };
+  }
+  if (!msg) {
+    warn('event before REPLY_START', event);
+    return msg;
+  }
+  if ('replyId' in event && event.replyId !== undefined && event.replyId !== msg.id) {
+    warn(`event of reply '${event.replyId}' skipped (message is '${msg.id}')`, event);
+    return msg;
+  }
+  const c = msg.content;
+  switch (event.type) {
+    case 'REPLY_END':
+      msg.finishedAt = event.createdAt;
+      msg.finishedReason = event.finishedReason;
+      msg.error = event.error;
+      msg.structuredOutput = event.structuredOutput ?? null;
+      break;
+    case 'MODEL_CALL_END':
+      msg.usage = addUsage(msg.usage ?? emptyUsage(), event.usage);
+      break;
+    case 'TEXT_BLOCK_START':
+      c.push({ type: 'text', id: event.blockId, text: '' });
+      break;
+    case 'THINKING_BLOCK_START':
+      c.push({ type: 'thinking', id: event.blockId, thinking: '' });
+      break;
+    case 'DATA_BLOCK_START':
+      c.push({ type: 'data', id: event.blockId, source: { type: 'base64', data: '', mediaType: event.mediaType } });
+      break;
+    case 'TEXT_BLOCK_DELTA':
+    case 'THINKING_BLOCK_DELTA':
+    case 'DATA_BLOCK_DELTA': {
+      const b = findBlock(msg, event.blockId);
+      if (b?.type === 'text' && event.type === 'TEXT_BLOCK_DELTA') b.text += event.delta;
+      else if (b?.type === 'thinking' && event.type === 'THINKING_BLOCK_DELTA') b.thinking += event.delta;
+      else if (b?.type === 'data' && b.source.type === 'base64' && event.type === 'DATA_BLOCK_DELTA')
+        b.source.data = concatBase64(b.source.data, event.data);
+      else warn(`delta for unknown block '${event.blockId}'`, event);
+      break;
+    }
+    case 'TEXT_BLOCK_END':
+    case 'THINKING_BLOCK_END': {
+      const b = findBlock(msg, event.blockId);
+      if (!b) warn(`end of unknown block '${event.blockId}'`, event);
+      else if (event.providerData && (b.type === 'text' || b.type === 'thinking')) b.providerData = event.providerData;
+      break;
+    }
+    case 'HINT_BLOCK':
+      c.push({ type: 'hint', id: event.blockId, hint: structuredClone(event.hint), source: event.source, createdAt: event.createdAt });
+      break;
+    case 'TOOL_CALL_START':
+      c.push({ type: 'tool_call', id: event.toolCallId, name: event.toolCallName, input: '', state: 'pending' });
+      break;
+    case 'TOOL_CALL_DELTA': {
+      const call = findCall(msg, event.toolCallId);
+      if (call) call.input += event.delta;
+      else warn(`delta for unknown tool call '${event.toolCallId}'`, event);
+      break;
+    }
+    case 'TOOL_CALL_END': {
+      const call = findCall(msg, event.toolCallId);
+      if (call && event.providerData) call.providerData = event.providerData;
+      break;
+    }
+    case 'TOOL_RESULT_START': {
+      const call = findCall(msg, event.toolCallId);
+      if (call && call.state !== 'finished') call.state = 'allowed';
+      c.push({ type: 'tool_result', id: event.toolCallId, name: event.toolCallName, output: [], state: 'running', metadata: {} });
+      break;
+    }
+    case 'TOOL_RESULT_TEXT_DELTA': {
+      const r = findResult(msg, event.toolCallId);
+      if (r) appendResultText(r.output, event.toolCallId, event.delta);
+      else warn(`delta for unknown tool result '${event.toolCallId}'`, event);
+      break;
+    }
+    case 'TOOL_RESULT_DATA_DELTA': {
+      const r = findResult(msg, event.toolCallId);
+      if (!r) warn(`delta for unknown tool result '${event.toolCallId}'`, event);
+      else
+        r.output.push({
+          type: 'data',
+          id: event.blockId,
+          source: event.url !== undefined ? { type: 'url', url: event.url, mediaType: event.mediaType } : { type: 'base64', data: event.data ?? '', mediaType: event.mediaType },
+          ...(event.name !== undefined ? { name: event.name } : {}),
+        });
+      break;
+    }
+    case 'TOOL_RESULT_END': {
+      const r = findResult(msg, event.toolCallId);
+      if (!r) {
+        warn(`end of unknown tool result '${event.toolCallId}'`, event);
+        break;
+      }
+      r.state = event.state;
+      r.metadata = structuredClone(event.metadata);
+      if (event.output) r.output = structuredClone(event.output);
+      const call = findCall(msg, event.toolCallId);
+      if (call) call.state = 'finished';
+      break;
+    }
+    case 'REQUIRE_USER_CONFIRM':
+    case 'REQUIRE_EXTERNAL_EXECUTION':
+      for (const t of event.toolCalls) {
+        const call = findCall(msg, t.id);
+        if (!call) continue;
+        call.state = event.type === 'REQUIRE_USER_CONFIRM' ? 'asking' : 'submitted';
+        if (t.suggestedRules) call.suggestedRules = structuredClone(t.suggestedRules);
+      }
+      break;
+    case 'USER_CONFIRM_RESULT':
+      for (const r of event.confirmResults) {
+        const call = findCall(msg, r.toolCall.id);
+        if (call?.state !== 'asking') continue;
+        if (r.confirmed) {
+          call.state = 'allowed';
+          call.name = r.toolCall.name;
+          call.input = r.toolCall.input;
+        }
+      }
+      break;
+    case 'EXTERNAL_EXECUTION_RESULT':
+      break; // the agent streams the results as TOOL_RESULT_* events, which carry everything
+    default:
+      break;
+  }
+  return msg;
+}
+
+/** Replays a whole stream onto `initial` (or from `REPLY_START`). */
+export function replayEvents(events: Iterable<AgentEvent | InputEvent>, initial: Msg | null = null, warn?: ReplayWarning): Msg | null {
+  let msg = initial;
+  for (const e of events) msg = applyEvent(msg, e, warn);
+  return msg;
+}
+
+function concatBase64(a: string, b: string): string {
+  if (!a) return b;
+  const bytes = new Uint8Array([...atobBytes(a), ...atobBytes(b)]);
+  let s = '';
+  for (const x of bytes) s += String.fromCharCode(x);
+  return btoa(s);
+}
+function atobBytes(s: string): Uint8Array {
+  const bin = atob(s);
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
+}

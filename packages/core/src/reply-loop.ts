@@ -1,0 +1,798 @@
+import type { ModelRetryOptions } from './agent-options';
+import type { DataBlock, HintBlock, TextBlock, ToolCallBlock, ToolResultBlock, ToolResultState } from './blocks';
+import type { Capabilities } from './capabilities';
+import { classifyError, type ErrorInfo } from './error-info';
+import { AgentkitError } from './errors/agentkit-error';
+import { InvalidInputError, ReplyPausedError, ResumeMismatchError } from './errors/input-errors';
+import { ModelError } from './errors/model-error';
+import { PluginHookError } from './errors/plugin-hook-error';
+import type { AgentEvent, ExternalExecutionResultEvent, InputEvent, UserConfirmResultEvent } from './events';
+import { isInputEvent } from './events';
+import type { HookDriver } from './hook-driver';
+import { newId } from './ids';
+import type { JSONObject, JSONValue } from './json';
+import { mergeAsync } from './merge-async';
+import type { ChatModel, ModelRequest, TokenCountInput, ToolChoice, ToolSchema } from './model';
+import { createMsg, type Msg, type ReplyFinishedReason, validateMsg } from './msg';
+import { anyRuleMatches, decidePermission, defaultSuggestedRules } from './permissions';
+import type { ContinueReply, HookName, Hooks, InferenceRequest, Logger, Plugin, PluginContext, ReplyInput, ReplyOptions, ToolDecision } from './plugin';
+import { appendResultText, applyEvent } from './replay-events';
+import type { AgentState } from './state';
+import type { TokenCounter } from './token-count';
+import type { Tool, ToolChunk, ToolContext, ToolResult } from './tool';
+import { parseToolInput, toolJsonSchema } from './tool-input';
+import { emptyUsage, type Usage } from './usage';
+
+/** What `reply` accepts: messages, a string (a user message), an input event, or nothing (continue). */
+export type AgentInput = Msg | readonly Msg[] | string | InputEvent | null | undefined;
+
+/** The parts of an agent a reply run needs. */
+export interface AgentCore {
+  name: string;
+  systemPrompt: string;
+  model: ChatModel;
+  fallbackModel: ChatModel | undefined;
+  tools: ReadonlyMap<string, Tool>;
+  plugins: readonly Plugin<any>[];
+  driver: HookDriver;
+  state: AgentState;
+  counter: TokenCounter;
+  maxIters: number;
+  retry: Required<ModelRetryOptions>;
+  logger: Logger;
+  capabilities: Partial<Capabilities>;
+}
+
+const INTERRUPTED_TEXT = '<system-reminder>The tool call has been interrupted by the user.</system-reminder>';
+const FAILED_TEXT = '<system-reminder>The tool call was not executed because the reply failed.</system-reminder>';
+const deniedText = (name: string) => `<system-reminder>The execution of tool "${name}" is denied by user!</system-reminder>`;
+
+type CallOutcome = 'done' | 'paused' | 'interrupted';
+
+const now = () => new Date().toISOString();
+const isAbort = (e: unknown, signal: AbortSignal) =>
+  signal.aborted || (e instanceof Error && (e.name === 'AbortError' || (e as { code?: unknown }).code === 'ABORT_ERR'));
+
+/**
+ * Normalises `reply` input into messages or an input event, validating messages: user or assistant
+ * role only, no tool calls, tool results or thinking (those come from the agent itself).
+ */
+export function normalizeInput(input: AgentInput): { messages: Msg[] } | { event: InputEvent } {
+  if (input === null || input === undefined) return { messages: [] };
+  if (typeof input === 'string') return { messages: [createMsg({ role: 'user', name: 'user', content: input })] };
+  if (isInputEvent(input)) return { event: input };
+  const list = Array.isArray(input) ? input : [input as Msg];
+  const messages = list.map((m) => {
+    if (typeof m !== 'object' || m === null || !Array.isArray((m as Msg).content))
+      throw new InvalidInputError('Input must be messages (e.g. userMsg("…")), a string, an input event, or null.');
+    if (m.role === 'system') throw new InvalidInputError("Input messages cannot have role 'system'; set the agent's systemPrompt instead.");
+    for (const b of m.content)
+      if (b.type === 'tool_call' || b.type === 'tool_result' || b.type === 'thinking')
+        throw new InvalidInputError(`Input messages cannot contain '${b.type}' blocks; only the agent produces them.`);
+    validateMsg(m);
+    return structuredClone(m) as Msg;
+  });
+  return { messages };
+}
+
+/** The message of the current reply in the context (looked up by id, so observed messages do not hide it). */
+export function findReplyMsg(state: AgentState): Msg | undefined {
+  const id = state.reply?.id;
+  if (!id) return undefined;
+  for (let i = state.context.length - 1; i >= 0; i--) if (state.context[i]!.id === id) return state.context[i];
+  return undefined;
+}
+
+function resultOf(msg: Msg, id: string): ToolResultBlock | undefined {
+  for (let i = msg.content.length - 1; i >= 0; i--) {
+    const b = msg.content[i]!;
+    if (b.type === 'tool_result' && b.id === id) return b;
+  }
+  return undefined;
+}
+
+/** Calls the paused reply waits for: asking ones, and submitted ones without a final result. */
+export function awaitingCalls(msg: Msg | undefined): ToolCallBlock[] {
+  if (!msg) return [];
+  return msg.content.filter((b): b is ToolCallBlock => b.type === 'tool_call' && (b.state === 'asking' || b.state === 'submitted'));
+}
+
+function unfinishedCalls(msg: Msg): ToolCallBlock[] {
+  return msg.content.filter((b): b is ToolCallBlock => b.type === 'tool_call' && b.state !== 'finished');
+}
+
+/**
+ * One run of a reply: a new reply, a continuation, or the resumption of a paused one. A generator of
+ * events that returns the reply message (or `null` for an interrupt sent to an idle agent).
+ * Every event is applied to the persisted reply message with the same reducer clients use, so replaying
+ * the stream rebuilds exactly the persisted message.
+ */
+export class ReplyRun {
+  private readonly state: AgentState;
+  private readonly controller = new AbortController();
+  private readonly signal = this.controller.signal;
+  private msg!: Msg;
+  private tools: Map<string, Tool>;
+  private toolSchemas: ToolSchema[] | undefined;
+  private readonly contexts = new Map<Plugin<any>, PluginContext>();
+  private readonly pending: AgentEvent[] = [];
+  private revision = 0;
+  private finalCandidate = false;
+  private nextHint: string | undefined;
+  private nextToolChoice: ToolChoice | undefined;
+
+  constructor(
+    private readonly core: AgentCore,
+    private readonly input: AgentInput,
+    private readonly options: ReplyOptions,
+  ) {
+    this.state = core.state;
+    this.tools = new Map(core.tools);
+    const outer = options.signal;
+    if (outer) {
+      if (outer.aborted) this.controller.abort(outer.reason);
+      else outer.addEventListener('abort', () => this.controller.abort(outer.reason), { once: true });
+    }
+  }
+
+  /** Applies an event to the reply message and returns it for yielding. */
+  private apply<E extends AgentEvent>(event: E): E {
+    applyEvent(this.msg, event);
+    return event;
+  }
+
+  async *run(): AsyncGenerator<AgentEvent, Msg | null> {
+    const normalized = normalizeInput(this.input);
+    let replyInput: ReplyInput;
+    if ('event' in normalized) {
+      const event = normalized.event;
+      const msg = findReplyMsg(this.state);
+      const awaiting = awaitingCalls(msg);
+      if (event.type === 'USER_INTERRUPT') {
+        if (!msg || awaiting.length === 0) return msg ?? null; // nothing paused: a silent no-op
+        this.msg = msg;
+        return yield* this.end('interrupted');
+      }
+      if (!msg || awaiting.length === 0) throw new ResumeMismatchError(`Received ${event.type} but no reply is paused.`);
+      this.checkResume(event, msg);
+      this.msg = msg;
+      replyInput = { kind: 'resume', event };
+    } else {
+      const paused = awaitingCalls(findReplyMsg(this.state));
+      if (paused.length) throw new ReplyPausedError(paused.map((c) => c.id));
+      this.state.context.push(...normalized.messages);
+      const replyId = newId();
+      this.state.reply = { id: replyId, iteration: 0, data: {}, finish: null };
+      this.msg = createMsg({ role: 'assistant', name: this.core.name, content: [], id: replyId });
+      this.state.context.push(this.msg);
+      this.revision++;
+      replyInput = normalized.messages.length ? { kind: 'new', messages: normalized.messages } : { kind: 'continue' };
+      yield {
+        type: 'REPLY_START',
+        replyId,
+        sessionId: this.state.sessionId,
+        name: this.core.name,
+        role: 'assistant',
+        createdAt: this.msg.createdAt,
+      };
+    }
+
+    try {
+      for (const { plugin, fn } of this.core.driver.get('beforeReply')) {
+        const out = await this.intercept(plugin, 'beforeReply', () => fn({ ctx: this.ctx(plugin), input: replyInput, options: this.options }));
+        for (const tool of out?.tools ?? []) this.tools.set(tool.name, tool);
+        yield* this.flush();
+      }
+      if (replyInput.kind === 'resume') {
+        const outcome = yield* this.resume(replyInput.event as UserConfirmResultEvent | ExternalExecutionResultEvent);
+        if (outcome === 'interrupted') return yield* this.end('interrupted');
+      }
+      return yield* this.loop();
+    } catch (error) {
+      if (isAbort(error, this.signal)) return yield* this.end('interrupted');
+      return yield* this.end('error', classifyError(error));
+    }
+  }
+
+  private async *loop(): AsyncGenerator<AgentEvent, Msg> {
+    const reply = this.state.reply!;
+    for (;;) {
+      if (this.signal.aborted) return yield* this.end('interrupted');
+      const awaiting = awaitingCalls(this.msg);
+      const executable = this.msg.content.filter(
+        (b): b is ToolCallBlock =>
+          b.type === 'tool_call' &&
+          ((b.state === 'allowed' && !resultOf(this.msg, b.id)) || (b.state === 'pending' && awaiting.length === 0)),
+      );
+      if (executable.length) {
+        const outcome = yield* this.act(executable);
+        if (outcome === 'interrupted') return yield* this.end('interrupted');
+        if (unfinishedCalls(this.msg).length === 0) reply.iteration++;
+        continue;
+      }
+      if (awaiting.length) return yield* this.pause(awaiting);
+      if (reply.finish) return yield* this.end('completed');
+      if (this.finalCandidate || reply.iteration >= this.core.maxIters) {
+        const reason = this.finalCandidate ? 'completed' : 'exceed_max_iters';
+        const decision = yield* this.beforeFinish(reason);
+        if (!decision) return yield* this.end(reason);
+        this.finalCandidate = false;
+        this.nextHint = decision.hint;
+        this.nextToolChoice = decision.toolChoice;
+      }
+      const outcome = yield* this.reason();
+      if (outcome === 'interrupted') return yield* this.end('interrupted');
+      if (unfinishedCalls(this.msg).length === 0) reply.iteration++;
+    }
+  }
+
+  // ── reasoning ────────────────────────────────────────────────────────────────────────────────
+
+  private buildMessages(): Msg[] {
+    const { summary, context } = this.state;
+    if (summary === '' || (Array.isArray(summary) && summary.length === 0)) return context.slice();
+    return [this.summaryMsg(summary), ...context];
+  }
+
+  private summaryCache: { summary: AgentState['summary']; msg: Msg } | undefined;
+  private summaryMsg(summary: AgentState['summary']): Msg {
+    if (this.summaryCache?.summary !== summary) {
+      const content: Array<TextBlock | DataBlock> =
+        typeof summary === 'string' ? [{ type: 'text', id: 'summary', text: summary }] : summary;
+      this.summaryCache = { summary, msg: createMsg({ role: 'user', name: 'user', content, id: 'summary', createdAt: '' }) };
+    }
+    return this.summaryCache.msg;
+  }
+
+  private schemas(): ToolSchema[] {
+    this.toolSchemas ??= [...this.tools.values()].map((t) => ({ name: t.name, description: t.description, inputSchema: toolJsonSchema(t) }));
+    return this.toolSchemas;
+  }
+
+  private async *reason(): AsyncGenerator<AgentEvent, 'done' | 'interrupted'> {
+    if (this.nextHint !== undefined) {
+      this.addHint(this.nextHint, 'agentkit', true);
+      this.nextHint = undefined;
+      yield* this.flush();
+    }
+    let request: InferenceRequest = {
+      systemPrompt: this.core.systemPrompt,
+      messages: this.buildMessages(),
+      tools: this.schemas(),
+      toolChoice: this.nextToolChoice ?? 'auto',
+    };
+    this.nextToolChoice = undefined;
+    for (const { plugin, fn } of this.core.driver.get('beforeInference')) {
+      const before = this.revision;
+      const given = request;
+      const out = await this.intercept(plugin, 'beforeInference', () => fn({ ctx: this.ctx(plugin), request: given }));
+      if (out) request = out;
+      // A hook that changed the state (a hint, a compression) without supplying messages gets them rebuilt.
+      if (this.revision !== before && request.messages === given.messages) request = { ...request, messages: this.buildMessages() };
+      yield* this.flush();
+    }
+    return yield* this.callModel({ ...request, signal: this.signal });
+  }
+
+  private async *callModel(request: ModelRequest): AsyncGenerator<AgentEvent, 'done' | 'interrupted'> {
+    const replyId = this.msg.id;
+    yield this.apply({ type: 'MODEL_CALL_START', replyId, modelName: this.core.model.name, createdAt: now() });
+    let usage: Usage = emptyUsage();
+    let text: TextBlock | undefined;
+    let thinking: { id: string } | undefined;
+    let data: { id: string } | undefined;
+    const openCalls = new Map<string, ToolCallBlock>();
+    let sawToolCall = false;
+    let sawText = false;
+    const closeAll = function* (this: ReplyRun): Generator<AgentEvent> {
+      if (text) yield this.apply({ type: 'TEXT_BLOCK_END', replyId, blockId: text.id, ...(text.providerData ? { providerData: text.providerData } : {}) });
+      if (thinking) yield this.closeThinking(thinking.id);
+      for (const call of openCalls.values()) yield this.closeCall(call);
+      if (data) yield this.apply({ type: 'DATA_BLOCK_END', replyId, blockId: data.id });
+      text = thinking = data = undefined;
+      openCalls.clear();
+    }.bind(this);
+
+    let interrupted = false;
+    try {
+      for await (const chunk of this.streamWithRetry(request, () => sawText || sawToolCall || thinking !== undefined)) {
+        switch (chunk.type) {
+          case 'text': {
+            if (thinking) {
+              yield this.closeThinking(thinking.id);
+              thinking = undefined;
+            }
+            if (!text) {
+              text = { type: 'text', id: newId(), text: '' };
+              yield this.apply({ type: 'TEXT_BLOCK_START', replyId, blockId: text.id });
+              text = this.msg.content[this.msg.content.length - 1] as TextBlock;
+            }
+            if (chunk.providerData) text.providerData = { ...text.providerData, ...chunk.providerData };
+            sawText = true;
+            if (chunk.delta) yield this.apply({ type: 'TEXT_BLOCK_DELTA', replyId, blockId: text.id, delta: chunk.delta });
+            break;
+          }
+          case 'thinking': {
+            if (text) {
+              yield this.apply({ type: 'TEXT_BLOCK_END', replyId, blockId: text.id, ...(text.providerData ? { providerData: text.providerData } : {}) });
+              text = undefined;
+            }
+            if (!thinking) {
+              thinking = { id: newId() };
+              yield this.apply({ type: 'THINKING_BLOCK_START', replyId, blockId: thinking.id });
+            }
+            if (chunk.providerData) this.thinkingData.set(thinking.id, { ...this.thinkingData.get(thinking.id), ...chunk.providerData });
+            if (chunk.delta) yield this.apply({ type: 'THINKING_BLOCK_DELTA', replyId, blockId: thinking.id, delta: chunk.delta });
+            break;
+          }
+          case 'tool_call': {
+            let call = openCalls.get(chunk.id);
+            if (!call) {
+              sawToolCall = true;
+              yield this.apply({ type: 'TOOL_CALL_START', replyId, toolCallId: chunk.id, toolCallName: chunk.name ?? '' });
+              call = this.msg.content[this.msg.content.length - 1] as ToolCallBlock;
+              openCalls.set(chunk.id, call);
+            }
+            if (chunk.providerData) call.providerData = { ...call.providerData, ...chunk.providerData };
+            if (chunk.delta) yield this.apply({ type: 'TOOL_CALL_DELTA', replyId, toolCallId: chunk.id, delta: chunk.delta });
+            break;
+          }
+          case 'data': {
+            if (!data) {
+              data = { id: newId() };
+              yield this.apply({ type: 'DATA_BLOCK_START', replyId, blockId: data.id, mediaType: chunk.mediaType });
+            }
+            yield this.apply({ type: 'DATA_BLOCK_DELTA', replyId, blockId: data.id, data: chunk.data, mediaType: chunk.mediaType });
+            break;
+          }
+          case 'usage':
+            usage = chunk.usage;
+            break;
+        }
+      }
+    } catch (error) {
+      if (!isAbort(error, this.signal)) {
+        yield* closeAll();
+        throw error;
+      }
+      interrupted = true;
+    }
+    yield* closeAll();
+    yield this.apply({ type: 'MODEL_CALL_END', replyId, usage, finishedReason: interrupted ? 'interrupted' : 'completed', createdAt: now() });
+    if (interrupted) return 'interrupted';
+    this.finalCandidate = !sawToolCall && sawText;
+    return 'done';
+  }
+
+  private readonly thinkingData = new Map<string, JSONObject>();
+  private closeThinking(blockId: string): AgentEvent {
+    const providerData = this.thinkingData.get(blockId);
+    this.thinkingData.delete(blockId);
+    return this.apply({ type: 'THINKING_BLOCK_END', replyId: this.msg.id, blockId, ...(providerData ? { providerData } : {}) });
+  }
+  private closeCall(call: ToolCallBlock): AgentEvent {
+    return this.apply({ type: 'TOOL_CALL_END', replyId: this.msg.id, toolCallId: call.id, ...(call.providerData ? { providerData: call.providerData } : {}) });
+  }
+
+  /** Streams from the model, retrying failures that happen before any output, then the fallback model. */
+  private async *streamWithRetry(request: ModelRequest, producedOutput: () => boolean) {
+    const models = this.core.fallbackModel ? [this.core.model, this.core.fallbackModel] : [this.core.model];
+    const { maxRetries, initialDelayMs, maxDelayMs } = this.core.retry;
+    let lastError: unknown;
+    for (const model of models) {
+      for (let attempt = 0; attempt <= maxRetries; attempt++) {
+        try {
+          yield* model.stream(request);
+          return;
+        } catch (error) {
+          if (isAbort(error, this.signal) || producedOutput()) throw error;
+          lastError = error;
+          const retryable = error instanceof ModelError ? error.retryable : classifyError(error).type === 'connection';
+          if (!retryable) break;
+          if (attempt < maxRetries) {
+            const backoff = Math.min(maxDelayMs, initialDelayMs * 2 ** attempt);
+            const wait = error instanceof ModelError && error.retryAfterMs !== undefined ? Math.min(maxDelayMs, error.retryAfterMs) : backoff;
+            await sleep(wait, this.signal);
+          }
+        }
+      }
+    }
+    throw lastError;
+  }
+
+  // ── acting ───────────────────────────────────────────────────────────────────────────────────
+
+  private async *act(calls: ToolCallBlock[]): AsyncGenerator<AgentEvent, CallOutcome> {
+    // Consecutive concurrency-safe calls (and unknown tools) run together; the rest one by one.
+    const runs: Array<{ concurrent: boolean; calls: ToolCallBlock[] }> = [];
+    for (const call of calls) {
+      const tool = this.tools.get(call.name);
+      const concurrent = !tool || tool.concurrencySafe === true;
+      const last = runs[runs.length - 1];
+      if (last && last.concurrent && concurrent) last.calls.push(call);
+      else runs.push({ concurrent, calls: [call] });
+    }
+    for (const run of runs) {
+      let outcomes: CallOutcome[];
+      if (run.concurrent && run.calls.length > 1) {
+        const asked: ToolCallBlock[] = [];
+        outcomes = yield* mergeAsync(run.calls.map((c) => this.executeCall(c, asked)));
+      } else {
+        outcomes = [];
+        for (const call of run.calls) {
+          const outcome = yield* this.executeCall(call, undefined);
+          outcomes.push(outcome);
+          if (outcome !== 'done') break;
+        }
+      }
+      if (outcomes.includes('interrupted') || this.signal.aborted) return 'interrupted';
+      if (outcomes.includes('paused')) return 'paused';
+    }
+    return 'done';
+  }
+
+  private async *executeCall(call: ToolCallBlock, askedInRun: ToolCallBlock[] | undefined): AsyncGenerator<AgentEvent, CallOutcome> {
+    const replyId = this.msg.id;
+    const tool = this.tools.get(call.name);
+    if (!tool) return yield* this.failCall(call, `ToolNotFoundError: The tool named '${call.name}' doesn't exist.`, 'error');
+    const parsed = await parseToolInput(tool, call.input);
+    if (!parsed.ok) return yield* this.failCall(call, parsed.message, 'error');
+    let input = parsed.value;
+    let decision: ToolDecision | undefined;
+    if (call.state === 'allowed') decision = { decision: 'allow' };
+    else {
+      for (const { plugin, fn } of this.core.driver.get('beforeTool')) {
+        const out = await this.intercept(plugin, 'beforeTool', () => fn({ ctx: this.ctx(plugin), toolCall: call, tool, input }));
+        yield* this.flush();
+        if (!out) continue;
+        if (out.decision === undefined) {
+          input = out.input;
+          continue;
+        }
+        decision = out;
+        break;
+      }
+      decision ??= decidePermission(this.state.permissions, tool, input);
+    }
+    if (decision.decision === 'allow' && decision.input !== undefined) input = decision.input;
+    switch (decision.decision) {
+      case 'deny':
+        return yield* this.failCall(call, decision.message, 'denied');
+      case 'ask': {
+        const rules = decision.suggestedRules ?? defaultSuggestedRules(tool);
+        // In a concurrent run, a call covered by a rule already offered for an earlier call waits silently.
+        if (askedInRun?.some((c) => c.name === call.name && anyRuleMatches(c.suggestedRules ?? [], tool, input))) return 'paused';
+        askedInRun?.push({ ...call, suggestedRules: rules });
+        yield this.apply({ type: 'REQUIRE_USER_CONFIRM', replyId, toolCalls: [{ ...call, state: 'asking', suggestedRules: structuredClone(rules) }] });
+        return 'paused';
+      }
+      case 'external':
+        yield this.apply({ type: 'TOOL_RESULT_START', replyId, toolCallId: call.id, toolCallName: call.name });
+        yield this.apply({ type: 'REQUIRE_EXTERNAL_EXECUTION', replyId, toolCalls: [{ ...call, state: 'submitted' }] });
+        return 'paused';
+    }
+    if (tool.external) {
+      yield this.apply({ type: 'TOOL_RESULT_START', replyId, toolCallId: call.id, toolCallName: call.name });
+      yield this.apply({ type: 'REQUIRE_EXTERNAL_EXECUTION', replyId, toolCalls: [{ ...call, state: 'submitted' }] });
+      return 'paused';
+    }
+    yield this.apply({ type: 'TOOL_RESULT_START', replyId, toolCallId: call.id, toolCallName: call.name });
+    let state: ToolResultState = 'success';
+    let metadata: JSONObject = {};
+    try {
+      if (!tool.execute) throw new Error(`Tool '${tool.name}' has no execute function.`);
+      const value = await tool.execute(input, this.toolContext(call));
+      const result = isAsyncIterable(value) ? toToolResult(yield* this.streamTool(call.id, value), true) : toToolResult(value, false);
+      if (result.state) state = result.state;
+      if (result.metadata) metadata = result.metadata;
+      if (result.output !== undefined) yield* this.emitOutput(call.id, result.output);
+    } catch (error) {
+      if (isAbort(error, this.signal)) {
+        yield* this.emitOutput(call.id, INTERRUPTED_TEXT);
+        state = 'interrupted';
+      } else {
+        yield* this.emitOutput(call.id, error instanceof Error ? error.message : String(error));
+        state = 'error';
+      }
+    }
+    if (this.signal.aborted && state !== 'interrupted') state = 'interrupted';
+    yield* this.finishResult(call, state, metadata);
+    return state === 'interrupted' ? 'interrupted' : 'done';
+  }
+
+  private async *streamTool(callId: string, iterable: AsyncIterable<ToolChunk>): AsyncGenerator<AgentEvent, unknown> {
+    const it = iterable[Symbol.asyncIterator]();
+    for (;;) {
+      const r = await it.next();
+      if (r.done) return r.value;
+      yield* this.emitOutput(callId, [r.value]);
+      if (this.signal.aborted) {
+        await it.return?.();
+        throw this.signal.reason ?? new DOMException('Aborted', 'AbortError');
+      }
+    }
+  }
+
+  /** Emits output parts as result deltas; applying them builds the result block in the message. */
+  private *emitOutput(callId: string, parts: ToolResult['output'] | ToolChunk[]): Generator<AgentEvent> {
+    const replyId = this.msg.id;
+    const list = typeof parts === 'string' ? [parts] : parts;
+    for (const part of list) {
+      if (typeof part === 'string' || part.type === 'text') {
+        const delta = typeof part === 'string' ? part : part.text;
+        if (delta !== '') yield this.apply({ type: 'TOOL_RESULT_TEXT_DELTA', replyId, toolCallId: callId, delta });
+      } else if (part.type === 'data') {
+        yield this.apply({
+          type: 'TOOL_RESULT_DATA_DELTA',
+          replyId,
+          toolCallId: callId,
+          blockId: 'id' in part && part.id ? part.id : newId(),
+          mediaType: part.source.mediaType,
+          ...(part.source.type === 'url' ? { url: part.source.url } : { data: part.source.data }),
+          ...(part.name !== undefined ? { name: part.name } : {}),
+        });
+      }
+    }
+  }
+
+  /**
+   * Runs `afterTool` hooks over the streamed result and emits TOOL_RESULT_END, which carries the saved
+   * output only when a hook replaced it (the deltas always carry the tool's full output).
+   */
+  private async *finishResult(call: ToolCallBlock, state: ToolResultState, metadata: JSONObject): AsyncGenerator<AgentEvent> {
+    const streamed = resultOf(this.msg, call.id)?.output ?? [];
+    let final: ToolResultBlock = { type: 'tool_result', id: call.id, name: call.name, output: streamed.slice(), state, metadata };
+    for (const { plugin, fn } of this.core.driver.get('afterTool')) {
+      const given = final;
+      const out = await this.intercept(plugin, 'afterTool', () => fn({ ctx: this.ctx(plugin), toolCall: call, result: given }));
+      if (out) final = out;
+      yield* this.flush();
+    }
+    const same = final.output.length === streamed.length && final.output.every((b, i) => b === streamed[i]);
+    yield this.apply({
+      type: 'TOOL_RESULT_END',
+      replyId: this.msg.id,
+      toolCallId: call.id,
+      state: final.state,
+      metadata: final.metadata,
+      ...(same ? {} : { output: final.output }),
+    });
+  }
+
+  /** A call that fails before running: unknown tool, bad input, denied. */
+  private async *failCall(call: ToolCallBlock, message: string, state: 'error' | 'denied'): AsyncGenerator<AgentEvent, CallOutcome> {
+    yield this.apply({ type: 'TOOL_RESULT_START', replyId: this.msg.id, toolCallId: call.id, toolCallName: call.name });
+    yield* this.emitOutput(call.id, message);
+    yield* this.finishResult(call, state, {});
+    return 'done';
+  }
+
+  private toolContext(call: ToolCallBlock): ToolContext {
+    const state = this.state;
+    return {
+      signal: this.signal,
+      toolCallId: call.id,
+      replyId: this.msg.id,
+      state,
+      getPluginState: <T>(plugin: string) => state.plugins[plugin] as T,
+      setPluginState: (plugin, value) => {
+        state.plugins[plugin] = value as JSONValue;
+      },
+      finishReply: (result) => {
+        state.reply!.finish = { structuredOutput: (result.structuredOutput ?? null) as JSONValue };
+      },
+    };
+  }
+
+  // ── resume, pause, end ───────────────────────────────────────────────────────────────────────
+
+  private checkResume(event: UserConfirmResultEvent | ExternalExecutionResultEvent, msg: Msg): void {
+    const want = event.type === 'USER_CONFIRM_RESULT' ? 'asking' : 'submitted';
+    const ids = event.type === 'USER_CONFIRM_RESULT' ? event.confirmResults.map((r) => r.toolCall?.id) : event.executionResults.map((r) => r.id);
+    const waiting = new Set(awaitingCalls(msg).filter((c) => c.state === want).map((c) => c.id));
+    if (waiting.size === 0) throw new ResumeMismatchError(`Received ${event.type} but no tool call is ${want === 'asking' ? 'waiting for confirmation' : 'waiting for an external result'}.`);
+    const wrong = ids.filter((id) => !waiting.has(id as string));
+    if (wrong.length || ids.length === 0)
+      throw new ResumeMismatchError(
+        `${event.type} names tool calls ${wrong.map((id) => `'${String(id)}'`).join(', ') || '(none)'} that are not ${want}; waiting: ${[...waiting].map((id) => `'${id}'`).join(', ')}.`,
+      );
+  }
+
+  private async *resume(event: UserConfirmResultEvent | ExternalExecutionResultEvent): AsyncGenerator<AgentEvent, CallOutcome> {
+    if (event.type === 'USER_CONFIRM_RESULT') {
+      applyEvent(this.msg, event);
+      for (const r of event.confirmResults) {
+        const call = this.msg.content.find((b): b is ToolCallBlock => b.type === 'tool_call' && b.id === r.toolCall.id)!;
+        if (r.confirmed) {
+          for (const rule of r.rules ?? []) this.state.permissions.allow.push({ ...rule, behavior: 'allow' });
+        } else yield* this.failCall(call, deniedText(call.name), 'denied');
+      }
+      return 'done';
+    }
+    for (const r of event.executionResults) {
+      const call = this.msg.content.find((b): b is ToolCallBlock => b.type === 'tool_call' && b.id === r.id)!;
+      yield* this.emitOutput(call.id, r.output);
+      yield* this.finishResult(call, r.state === 'running' ? 'success' : r.state, r.metadata ?? {});
+    }
+    return 'done';
+  }
+
+  private async *pause(awaiting: ToolCallBlock[]): AsyncGenerator<AgentEvent, Msg> {
+    const msg = structuredClone(this.msg);
+    await this.observe('onPause', (plugin) => ({ ctx: this.ctx(plugin), message: msg, awaiting }));
+    return msg;
+  }
+
+  private async *beforeFinish(reason: 'completed' | 'exceed_max_iters'): AsyncGenerator<AgentEvent, ContinueReply | undefined> {
+    for (const { plugin, fn } of this.core.driver.get('beforeFinish')) {
+      const out = await this.intercept(plugin, 'beforeFinish', () => fn({ ctx: this.ctx(plugin), reason, message: this.msg }));
+      yield* this.flush();
+      if (out?.continue) return out;
+    }
+    return undefined;
+  }
+
+  /** Ends the reply: closes unanswered calls (interrupt/error), emits REPLY_END, runs observers. */
+  private async *end(reason: ReplyFinishedReason, error: ErrorInfo | null = null): AsyncGenerator<AgentEvent, Msg> {
+    const replyId = this.msg.id;
+    if (reason === 'interrupted' || reason === 'error') {
+      for (const call of unfinishedCalls(this.msg)) {
+        const started = resultOf(this.msg, call.id) !== undefined;
+        if (!started) yield this.apply({ type: 'TOOL_RESULT_START', replyId, toolCallId: call.id, toolCallName: call.name });
+        const text = reason === 'interrupted' ? INTERRUPTED_TEXT : FAILED_TEXT;
+        yield this.apply({ type: 'TOOL_RESULT_TEXT_DELTA', replyId, toolCallId: call.id, delta: text });
+        yield this.apply({ type: 'TOOL_RESULT_END', replyId, toolCallId: call.id, state: reason === 'interrupted' ? 'interrupted' : 'error', metadata: {} });
+      }
+    }
+    if (reason === 'exceed_max_iters') yield this.apply({ type: 'EXCEED_MAX_ITERS', replyId, name: this.core.name });
+    const structuredOutput = reason === 'completed' ? (this.state.reply?.finish?.structuredOutput ?? null) : null;
+    yield this.apply({
+      type: 'REPLY_END',
+      replyId,
+      sessionId: this.state.sessionId,
+      finishedReason: reason,
+      error,
+      structuredOutput,
+      createdAt: now(),
+    });
+    const msg = structuredClone(this.msg);
+    await this.observe('onReplyEnd', (plugin) => ({ ctx: this.ctx(plugin), message: msg, finishedReason: reason }));
+    return msg;
+  }
+
+  // ── plugin plumbing ──────────────────────────────────────────────────────────────────────────
+
+  private async *flush(): AsyncGenerator<AgentEvent> {
+    while (this.pending.length) yield this.pending.shift()!;
+  }
+
+  private async intercept<T>(plugin: Plugin<any>, hook: HookName, call: () => T | Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      if (isAbort(error, this.signal)) throw error;
+      throw new PluginHookError(plugin.name, hook, error);
+    }
+  }
+
+  private async observe<K extends 'onPause' | 'onReplyEnd'>(hook: K, event: (plugin: Plugin<any>) => Parameters<Hooks[K]>[0]): Promise<void> {
+    const handlers = this.core.driver.get(hook);
+    if (handlers.length === 0) return;
+    await Promise.all(
+      handlers.map(async ({ plugin, fn }) => {
+        try {
+          await (fn as (e: unknown) => unknown)(event(plugin));
+        } catch (error) {
+          await this.reportObserverError(plugin.name, hook, error);
+        }
+      }),
+    );
+  }
+
+  private async reportObserverError(plugin: string, hook: string, error: unknown): Promise<void> {
+    this.core.logger.error(`agentkit: plugin '${plugin}' failed in observer hook '${hook}'`, error);
+    for (const { plugin: p, fn } of this.core.driver.get('onError')) {
+      try {
+        await fn({ error, plugin, hook });
+      } catch (e) {
+        this.core.logger.error(`agentkit: plugin '${p.name}' failed in 'onError'`, e);
+      }
+    }
+  }
+
+  private addHint(hint: HintBlock['hint'], source: string | null, emit: boolean): HintBlock {
+    const event: AgentEvent = {
+      type: 'HINT_BLOCK',
+      replyId: this.msg.id,
+      blockId: newId(),
+      source,
+      hint: structuredClone(hint),
+      createdAt: now(),
+    };
+    this.apply(event);
+    this.revision++;
+    if (emit) this.pending.push(event);
+    return this.msg.content[this.msg.content.length - 1] as HintBlock;
+  }
+
+  private ctx(plugin: Plugin<any>): PluginContext {
+    let ctx = this.contexts.get(plugin);
+    if (ctx) return ctx;
+    const run = this;
+    const core = this.core;
+    const state = this.state;
+    ctx = {
+      pluginName: plugin.name,
+      agentName: core.name,
+      model: core.model,
+      systemPrompt: core.systemPrompt,
+      state,
+      get reply() {
+        return state.reply!;
+      },
+      maxIters: core.maxIters,
+      signal: this.signal,
+      logger: core.logger,
+      getState: <T>() => state.plugins[plugin.name] as T,
+      setState: (value) => {
+        state.plugins[plugin.name] = value as JSONValue;
+      },
+      getReplyData: <T>() => state.reply!.data[plugin.name] as T | undefined,
+      setReplyData: (value) => {
+        state.reply!.data[plugin.name] = value as JSONValue;
+      },
+      addHint: (hint, options) => run.addHint(hint, options?.source === undefined ? plugin.name : options.source, options?.emit !== false),
+      emit: (name, value) => {
+        run.pending.push({ type: 'CUSTOM', replyId: run.msg.id, name, value });
+      },
+      replaceContext: ({ summary, context }) => {
+        state.summary = summary;
+        state.context = context;
+        run.revision++;
+        const reply = context.find((m) => m.id === run.msg.id);
+        if (reply) run.msg = reply;
+        else {
+          // The reply's message was compressed away entirely: continue it in a fresh message with its id.
+          run.msg = createMsg({ role: 'assistant', name: core.name, content: [], id: run.msg.id, createdAt: run.msg.createdAt });
+          state.context.push(run.msg);
+        }
+      },
+      countTokens: (input?: TokenCountInput) =>
+        core.counter.count(input ?? { systemPrompt: core.systemPrompt, messages: run.buildMessages(), tools: run.schemas() }),
+      capability: (name) => core.capabilities[name],
+      get tools() {
+        return [...run.tools.values()];
+      },
+    };
+    this.contexts.set(plugin, ctx);
+    return ctx;
+  }
+}
+
+function isAsyncIterable(value: unknown): value is AsyncIterable<ToolChunk> {
+  return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
+}
+
+/** Reads a tool's return value. After streaming, only a {@link ToolResult}-shaped value adds anything. */
+function toToolResult(value: unknown, streamed: boolean): Partial<ToolResult> {
+  const isResult =
+    typeof value === 'object' && value !== null && !Array.isArray(value) && ('output' in value || (streamed && ('state' in value || 'metadata' in value)));
+  if (isResult) return value as Partial<ToolResult>;
+  if (streamed || value === undefined) return {};
+  return { output: typeof value === 'string' ? value : JSON.stringify(value) };
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}

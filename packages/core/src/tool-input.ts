@@ -1,0 +1,67 @@
+import { ConfigError } from './errors/config-error';
+import { checkJsonSchema } from './json-schema-check';
+import type { JSONSchema } from './json';
+import { isStandardSchema } from './standard-schema';
+import type { Tool } from './tool';
+
+const schemaCache = new WeakMap<Tool, JSONSchema>();
+
+/**
+ * The JSON Schema the model sees for a tool: `tool.jsonSchema`, else the Standard Schema's own JSON
+ * Schema (`~standard.jsonSchema`), else `inputSchema` itself when it is plain JSON Schema. Cached.
+ */
+export function toolJsonSchema(tool: Tool): JSONSchema {
+  let schema = schemaCache.get(tool);
+  if (schema) return schema;
+  if (tool.jsonSchema) schema = tool.jsonSchema;
+  else if (isStandardSchema(tool.inputSchema)) {
+    const convert = tool.inputSchema['~standard'].jsonSchema;
+    if (!convert)
+      throw new ConfigError(
+        `Tool '${tool.name}': its input schema (${tool.inputSchema['~standard'].vendor}) cannot produce JSON Schema; pass 'jsonSchema' too.`,
+        { field: `tools.${tool.name}.inputSchema` },
+      );
+    schema = convert.input({ target: 'draft-2020-12' });
+  } else schema = tool.inputSchema as JSONSchema;
+  const { $schema: _drop, ...rest } = schema as Record<string, unknown>;
+  schemaCache.set(tool, rest);
+  return rest;
+}
+
+/** The outcome of parsing a tool call's arguments. */
+export type ParsedToolInput = { ok: true; value: unknown } | { ok: false; message: string };
+
+function preview(raw: string): string {
+  return raw.length > 200 ? `${raw.slice(0, 100)}[TRUNCATE]${raw.slice(-100)}` : raw;
+}
+
+/**
+ * Parses a call's raw JSON arguments and validates them against the tool's schema. Failures come back
+ * as messages written for the model, telling it what to fix.
+ */
+export async function parseToolInput(tool: Tool, raw: string): Promise<ParsedToolInput> {
+  let value: unknown;
+  try {
+    value = raw.trim() === '' ? {} : JSON.parse(raw);
+  } catch (error) {
+    return {
+      ok: false,
+      message:
+        `<system-reminder>The arguments of the call to tool '${tool.name}' are not valid JSON ` +
+        `(${(error as Error).message}). The arguments were: ${preview(raw)}\n` +
+        'You should recorrect the arguments in JSON format.</system-reminder>',
+    };
+  }
+  if (isStandardSchema(tool.inputSchema)) {
+    const result = await tool.inputSchema['~standard'].validate(value);
+    if (!result.issues) return { ok: true, value: result.value };
+    const problems = result.issues.map((issue) => {
+      const path = issue.path?.map((p) => (typeof p === 'object' ? String(p.key) : String(p))).join('.');
+      return path ? `${path}: ${issue.message}` : issue.message;
+    });
+    return { ok: false, message: `Input validation failed for tool '${tool.name}': ${problems.join('; ')}` };
+  }
+  const problems = checkJsonSchema(toolJsonSchema(tool), value);
+  if (problems.length === 0) return { ok: true, value };
+  return { ok: false, message: `Input validation failed for tool '${tool.name}': ${problems.join('; ')}` };
+}
