@@ -1,0 +1,67 @@
+import { type ModelChunk, ModelError, type Usage, newId } from '@agentkit/core';
+import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
+import { openaiData } from './provider-data';
+import { chatUsage } from './usage';
+
+/** The delta fields OpenAI-compatible reasoning servers add (DeepSeek, Qwen, vLLM, OpenRouter). */
+type ReasoningDelta = { reasoning_content?: unknown; reasoning?: unknown };
+
+/**
+ * Turns a Chat Completions chunk stream into model chunks: `content` → text, `reasoning_content` /
+ * `reasoning` → thinking, index-keyed tool-call deltas → id-keyed `tool_call` chunks, and the usage
+ * (`stream_options.include_usage`) → one `usage` chunk at the end. A stream that ends without a
+ * `finish_reason` was cut off: it throws a `connection` {@link ModelError}.
+ */
+export async function* chatChunks(stream: AsyncIterable<ChatCompletionChunk>): AsyncGenerator<ModelChunk> {
+  const idsByIndex = new Map<number, string>();
+  let usage: Usage | undefined;
+  let finished = false;
+  let last: 'text' | 'thinking' | 'tool' | undefined;
+  for await (const chunk of stream) {
+    if (chunk.usage) usage = chatUsage(chunk.usage);
+    const choice = chunk.choices?.find((c) => (c.index ?? 0) === 0);
+    if (!choice) continue;
+    const delta = (choice.delta ?? {}) as ChatCompletionChunk.Choice.Delta & ReasoningDelta;
+    const reasoningField =
+      typeof delta.reasoning_content === 'string' && delta.reasoning_content
+        ? 'reasoning_content'
+        : typeof delta.reasoning === 'string' && delta.reasoning
+          ? 'reasoning'
+          : undefined;
+    if (reasoningField) {
+      const text = delta[reasoningField] as string;
+      yield last === 'thinking'
+        ? { type: 'thinking', delta: text }
+        : { type: 'thinking', delta: text, providerData: openaiData({ field: reasoningField }) };
+      last = 'thinking';
+    }
+    const text =
+      (typeof delta.content === 'string' ? delta.content : '') +
+      (typeof delta.refusal === 'string' ? delta.refusal : '');
+    if (text) {
+      yield { type: 'text', delta: text };
+      last = 'text';
+    }
+    // `position` stands in for `index` on servers that omit it.
+    for (const [position, call] of (delta.tool_calls ?? []).entries()) {
+      const index = typeof call.index === 'number' ? call.index : position;
+      const name = call.function?.name || undefined;
+      const args = call.function?.arguments ?? '';
+      let id = idsByIndex.get(index);
+      // A new call: first sight of the index, or a server reusing an index for another call.
+      if (id === undefined || (call.id && call.id !== id && name)) {
+        id = call.id || `call_${newId()}`;
+        idsByIndex.set(index, id);
+        yield { type: 'tool_call', id, ...(name ? { name } : {}), delta: args };
+      } else if (args) {
+        yield { type: 'tool_call', id, delta: args };
+      }
+      last = 'tool';
+    }
+    if (choice.finish_reason) finished = true;
+  }
+  if (!finished) {
+    throw new ModelError('connection', 'The model stream ended before the response was complete.');
+  }
+  if (usage) yield { type: 'usage', usage };
+}
