@@ -1,0 +1,110 @@
+import type { GenerateContentResponse, GenerateContentResponseUsageMetadata, Part } from '@google/genai';
+import { ModelError, normalizeUsage, type ModelChunk, type ProviderData, type Usage } from '@agentkit/core';
+import { stableToolCallId } from './stable-tool-call-id';
+import { SYNTHETIC_ID_KEY, THOUGHT_SIGNATURE_KEY } from './to-gemini-contents';
+
+/** Maps Gemini's `usageMetadata` onto agentkit's {@link Usage}. */
+export function usageFromMetadata(meta: GenerateContentResponseUsageMetadata | undefined): Usage {
+  const thoughts = meta?.thoughtsTokenCount ?? 0;
+  return normalizeUsage({
+    // promptTokenCount already includes cached tokens; tool-use prompt tokens are input too.
+    inputTokens: (meta?.promptTokenCount ?? 0) + (meta?.toolUsePromptTokenCount ?? 0),
+    // candidatesTokenCount excludes thoughts; agentkit's output count includes reasoning.
+    outputTokens: (meta?.candidatesTokenCount ?? 0) + thoughts,
+    cacheInputTokens: meta?.cachedContentTokenCount ?? 0,
+    reasoningTokens: thoughts,
+  });
+}
+
+function signatureData(part: Part): ProviderData | undefined {
+  return part.thoughtSignature ? { [THOUGHT_SIGNATURE_KEY]: part.thoughtSignature } : undefined;
+}
+
+/**
+ * Turns the responses of one `generateContentStream` call into model chunks. Gemini streams whole parts:
+ * text parts become `text` chunks, `thought: true` parts `thinking` chunks, each `functionCall` part one
+ * `tool_call` chunk with the whole JSON arguments (and a stable made-up id when Gemini sent none), and
+ * `inlineData` parts `data` chunks. A part's `thoughtSignature` travels in the chunk's `providerData`.
+ * Usage is the running total Gemini reports; {@link finish} returns it as one `usage` chunk.
+ */
+export class GeminiStreamReader {
+  private usage: GenerateContentResponseUsageMetadata | undefined;
+  private finishReason: string | undefined;
+  private blockReason: string | undefined;
+  private callIndex = 0;
+  private sawContent = false;
+
+  /** @param seed a digest of the request, so made-up call ids differ between turns but not between replays. */
+  constructor(private readonly seed: string) {}
+
+  /** The chunks of one streamed response. */
+  read(response: GenerateContentResponse): ModelChunk[] {
+    if (response.usageMetadata) this.usage = response.usageMetadata;
+    if (response.promptFeedback?.blockReason) this.blockReason = response.promptFeedback.blockReason;
+    const candidate = response.candidates?.[0];
+    if (!candidate) return [];
+    if (candidate.finishReason) this.finishReason = candidate.finishReason;
+    const chunks: ModelChunk[] = [];
+    for (const part of candidate.content?.parts ?? []) {
+      const chunk = this.partChunk(part, response.responseId ?? '');
+      if (chunk) {
+        this.sawContent = true;
+        chunks.push(chunk);
+      }
+    }
+    return chunks;
+  }
+
+  private partChunk(part: Part, responseId: string): ModelChunk | undefined {
+    const providerData = signatureData(part);
+    if (part.functionCall) {
+      const name = part.functionCall.name ?? '';
+      const delta = JSON.stringify(part.functionCall.args ?? {});
+      const index = this.callIndex++;
+      if (part.functionCall.id)
+        return {
+          type: 'tool_call',
+          id: part.functionCall.id,
+          name,
+          delta,
+          ...(providerData ? { providerData } : {}),
+        };
+      const id = stableToolCallId(this.seed, responseId, index, name, delta);
+      return {
+        type: 'tool_call',
+        id,
+        name,
+        delta,
+        providerData: { ...providerData, [SYNTHETIC_ID_KEY]: true },
+      };
+    }
+    if (part.inlineData?.data) {
+      return {
+        type: 'data',
+        mediaType: part.inlineData.mimeType ?? 'application/octet-stream',
+        data: part.inlineData.data,
+      };
+    }
+    if (part.thought)
+      return { type: 'thinking', delta: part.text ?? '', ...(providerData ? { providerData } : {}) };
+    if (part.text !== undefined && (part.text.length > 0 || providerData))
+      return { type: 'text', delta: part.text, ...(providerData ? { providerData } : {}) };
+    // A bare signature (Gemini 3 may end a stream with one) belongs to the text just streamed.
+    if (providerData) return { type: 'text', delta: '', providerData };
+    return undefined;
+  }
+
+  /**
+   * The closing chunks: one `usage` chunk. Throws a {@link ModelError} when Gemini blocked the prompt,
+   * or when the stream ended without a finish reason (the connection was cut between two events).
+   */
+  finish(): ModelChunk[] {
+    if (this.blockReason && !this.sawContent)
+      throw new ModelError('invalid_request', `Gemini blocked the prompt (${this.blockReason}).`, {
+        retryable: false,
+      });
+    if (this.finishReason === undefined && !this.blockReason)
+      throw new ModelError('connection', 'The Gemini stream ended before the response was finished.');
+    return [{ type: 'usage', usage: usageFromMetadata(this.usage) }];
+  }
+}

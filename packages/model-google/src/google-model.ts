@@ -1,0 +1,172 @@
+import {
+  GoogleGenAI,
+  type GenerateContentConfig,
+  type GenerateContentParameters,
+  type GenerateContentResponse,
+  type GoogleGenAIOptions,
+  type HttpOptions,
+  type ThinkingConfig,
+} from '@google/genai';
+import { ConfigError, type ChatModel, type ModelChunk, type ModelRequest } from '@agentkit/core';
+import { geminiContextSize } from './context-sizes';
+import { GeminiStreamReader } from './gemini-stream-reader';
+import { stableHash } from './stable-tool-call-id';
+import { toGeminiContents } from './to-gemini-contents';
+import { toGeminiToolConfig, toGeminiTools } from './to-gemini-tools';
+import { toModelError } from './to-model-error';
+
+/** Options of {@link createGoogleModel}. */
+export interface GoogleModelOptions {
+  /** The Gemini model, e.g. `gemini-2.5-flash` or `gemini-3-pro-preview`. */
+  model: string;
+  /** A ready client. When given, `apiKey`, `vertexai`, `httpOptions` and `googleAuthOptions` are ignored. */
+  client?: GoogleGenAI;
+  /** Gemini API key (default: the SDK reads `GOOGLE_API_KEY` or `GEMINI_API_KEY`). With `vertexai`: Vertex express mode. */
+  apiKey?: string;
+  /**
+   * Use Vertex AI. `true` takes project and location from `GOOGLE_CLOUD_PROJECT` / `GOOGLE_CLOUD_LOCATION`
+   * (or express mode with `apiKey`); credentials come from Application Default Credentials.
+   */
+  vertexai?: boolean | { project?: string; location?: string };
+  /** google-auth-library options for Vertex AI (service account key file, scopes…). */
+  googleAuthOptions?: GoogleGenAIOptions['googleAuthOptions'];
+  /** HTTP options of the client built from these options (`baseUrl`, `headers`, `timeout`, `retryOptions`…). */
+  httpOptions?: HttpOptions;
+  /** Context window in tokens (default: from the model name, see `geminiContextSize`). */
+  contextSize?: number;
+  /** Thinking: `includeThoughts` streams thought summaries as thinking blocks. */
+  thinking?: ThinkingConfig;
+  /**
+   * Extra generation settings sent on every call (`temperature`, `maxOutputTokens`, `safetySettings`…).
+   * The adapter's own fields (system instruction, tools, tool config, abort signal) win.
+   */
+  config?: Omit<GenerateContentConfig, 'systemInstruction' | 'tools' | 'toolConfig' | 'abortSignal'>;
+  /**
+   * Give the first function call of a model turn Google's documented placeholder signature when the turn
+   * has none (history Gemini did not produce: another model, a scripted turn). Default: on for Gemini 3
+   * models, which reject such turns otherwise.
+   */
+  fillMissingSignatures?: boolean;
+}
+
+function buildClient(options: GoogleModelOptions): GoogleGenAI {
+  const { vertexai } = options;
+  const vertex = typeof vertexai === 'object' ? vertexai : {};
+  return new GoogleGenAI({
+    ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
+    ...(vertexai ? { vertexai: true } : {}),
+    ...(vertex.project !== undefined ? { project: vertex.project } : {}),
+    ...(vertex.location !== undefined ? { location: vertex.location } : {}),
+    ...(options.googleAuthOptions ? { googleAuthOptions: options.googleAuthOptions } : {}),
+    ...(options.httpOptions ? { httpOptions: options.httpOptions } : {}),
+  });
+}
+
+function validate(options: GoogleModelOptions): void {
+  if (typeof options.model !== 'string' || options.model.trim() === '')
+    throw new ConfigError('createGoogleModel needs a model name, e.g. { model: "gemini-2.5-flash" }.', {
+      field: 'model',
+    });
+  if (
+    options.contextSize !== undefined &&
+    !(Number.isInteger(options.contextSize) && options.contextSize > 0)
+  )
+    throw new ConfigError(`contextSize must be a positive integer (got ${String(options.contextSize)}).`, {
+      field: 'contextSize',
+    });
+  const budget = options.thinking?.thinkingBudget;
+  if (budget !== undefined && !(Number.isInteger(budget) && budget >= -1))
+    throw new ConfigError(`thinking.thinkingBudget must be an integer ≥ -1 (got ${String(budget)}).`, {
+      field: 'thinking.thinkingBudget',
+    });
+}
+
+/**
+ * A {@link ChatModel} over Gemini (`@google/genai`), for the Gemini API and Vertex AI. Build it with
+ * {@link createGoogleModel}.
+ */
+export class GoogleModel implements ChatModel {
+  readonly name: string;
+  readonly contextSize: number;
+  /** The SDK client the model calls. */
+  readonly client: GoogleGenAI;
+  private readonly options: GoogleModelOptions;
+  private readonly fillMissingSignatures: boolean;
+
+  constructor(options: GoogleModelOptions) {
+    validate(options);
+    this.options = options;
+    this.name = options.model;
+    this.contextSize = options.contextSize ?? geminiContextSize(options.model);
+    this.client = options.client ?? buildClient(options);
+    this.fillMissingSignatures = options.fillMissingSignatures ?? /(^|\/)gemini-3/i.test(options.model);
+  }
+
+  /** The `generateContentStream` parameters of a request (exposed for inspection and tests). */
+  toParameters(request: ModelRequest): GenerateContentParameters {
+    const tools = toGeminiTools(request.tools);
+    const toolConfig = toGeminiToolConfig(request.toolChoice, request.tools);
+    const config: GenerateContentConfig = {
+      ...this.options.config,
+      ...(request.systemPrompt ? { systemInstruction: request.systemPrompt } : {}),
+      ...(tools ? { tools } : {}),
+      ...(toolConfig ? { toolConfig } : {}),
+      ...(this.options.thinking
+        ? { thinkingConfig: { ...this.options.config?.thinkingConfig, ...this.options.thinking } }
+        : {}),
+      abortSignal: request.signal,
+    };
+    return {
+      model: this.options.model,
+      contents: toGeminiContents(request.messages, { fillMissingSignatures: this.fillMissingSignatures }),
+      config,
+    };
+  }
+
+  async *stream(request: ModelRequest): AsyncIterable<ModelChunk> {
+    const { signal } = request;
+    signal.throwIfAborted();
+    const params = this.toParameters(request);
+    const contents = params.contents as unknown[];
+    const reader = new GeminiStreamReader(
+      `${contents.length}:${stableHash(JSON.stringify(contents.at(-1) ?? null))}`,
+    );
+    let responses: AsyncGenerator<GenerateContentResponse>;
+    try {
+      responses = await this.client.models.generateContentStream(params);
+    } catch (error) {
+      signal.throwIfAborted();
+      throw toModelError(error);
+    }
+    const iterator = responses[Symbol.asyncIterator]();
+    try {
+      while (true) {
+        let next: IteratorResult<GenerateContentResponse>;
+        try {
+          next = await iterator.next();
+        } catch (error) {
+          signal.throwIfAborted();
+          throw toModelError(error);
+        }
+        signal.throwIfAborted();
+        if (next.done) break;
+        yield* reader.read(next.value);
+      }
+    } finally {
+      // Stop reading (and release the connection) when the consumer leaves early.
+      await iterator.return?.(undefined).catch(() => undefined);
+    }
+    yield* reader.finish();
+  }
+}
+
+/**
+ * Creates a Gemini {@link ChatModel}. Pass a `GoogleGenAI` client, or let it build one from `apiKey`
+ * (Gemini API) or `vertexai` (Vertex AI).
+ * @example
+ * const model = createGoogleModel({ model: 'gemini-2.5-flash', apiKey: process.env.GEMINI_API_KEY });
+ * const vertex = createGoogleModel({ model: 'gemini-2.5-pro', vertexai: { project: 'my-project', location: 'us-central1' } });
+ */
+export function createGoogleModel(options: GoogleModelOptions): GoogleModel {
+  return new GoogleModel(options);
+}

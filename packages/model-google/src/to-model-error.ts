@@ -1,0 +1,89 @@
+import { classifyError, errorTypeFromStatus, genericMessage, ModelError } from '@agentkit/core';
+
+interface GoogleErrorBody {
+  code?: unknown;
+  message?: unknown;
+  status?: unknown;
+  details?: unknown;
+}
+
+/**
+ * The `error` object of a Google API error. The SDK's `ApiError` carries it JSON-encoded in its message
+ * (for errors raised from a stream event, after a `got status: …` prefix).
+ */
+function googleErrorBody(message: string): GoogleErrorBody | undefined {
+  const start = message.indexOf('{');
+  if (start < 0) return undefined;
+  try {
+    const parsed = JSON.parse(message.slice(start)) as { error?: unknown };
+    return typeof parsed.error === 'object' && parsed.error !== null
+      ? (parsed.error as GoogleErrorBody)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `google.rpc.RetryInfo.retryDelay` (a protobuf Duration such as `"37s"` or `"0.5s"`) in ms. */
+function retryDelayMs(body: GoogleErrorBody | undefined): number | undefined {
+  if (!Array.isArray(body?.details)) return undefined;
+  for (const detail of body.details as unknown[]) {
+    if (typeof detail !== 'object' || detail === null) continue;
+    const delay = (detail as { retryDelay?: unknown }).retryDelay;
+    if (typeof delay !== 'string') continue;
+    const match = /^(\d+(?:\.\d+)?)s$/.exec(delay.trim());
+    if (match) return Math.round(Number(match[1]) * 1000);
+  }
+  return undefined;
+}
+
+/** Gemini answers a wrong API key with 400 `INVALID_ARGUMENT` and an `ErrorInfo` reason saying so. */
+function isInvalidApiKey(body: GoogleErrorBody | undefined): boolean {
+  if (!Array.isArray(body?.details)) return false;
+  return (body.details as unknown[]).some(
+    (d) => typeof d === 'object' && d !== null && (d as { reason?: unknown }).reason === 'API_KEY_INVALID',
+  );
+}
+
+function isApiError(error: unknown): error is Error & { status: number } {
+  return (
+    error instanceof Error &&
+    error.name === 'ApiError' &&
+    typeof (error as { status?: unknown }).status === 'number'
+  );
+}
+
+/** SDK errors that mean the transport failed (a cut stream leaves half an SSE event behind). */
+const truncatedStream = /^(Incomplete JSON segment at the end|Response body is empty)/;
+
+/**
+ * Classifies anything the Gemini SDK throws into a {@link ModelError}: an `ApiError`'s HTTP status gives
+ * the type (401, and 400 with reason `API_KEY_INVALID`, authentication; 403 permission, 429 rate_limit with the `RetryInfo` delay, 400/404/422
+ * invalid_request, 5xx upstream); network failures, timeouts and streams cut mid-event are `connection`.
+ * The message is generic plus Google's status name (and, for invalid requests, Google's explanation, which
+ * says what to fix); the original error is the `cause`.
+ */
+export function toModelError(error: unknown): ModelError {
+  if (error instanceof ModelError) return error;
+  if (isApiError(error)) {
+    const status = error.status;
+    const body = googleErrorBody(error.message);
+    const type = isInvalidApiKey(body) ? 'authentication' : (errorTypeFromStatus(status) ?? 'unknown');
+    let message = genericMessage(type, status);
+    if (typeof body?.status === 'string') message += ` Google status: ${body.status}.`;
+    if (type === 'invalid_request' && typeof body?.message === 'string')
+      message += ` ${body.message.length > 500 ? `${body.message.slice(0, 500)}…` : body.message}`;
+    return new ModelError(type, message, { status, retryAfterMs: retryDelayMs(body), cause: error });
+  }
+  if (error instanceof Error && truncatedStream.test(error.message))
+    return new ModelError('connection', genericMessage('connection'), { cause: error });
+  if (error instanceof Error && error.message.startsWith('exception parsing stream chunk'))
+    return new ModelError('upstream', 'Gemini sent a stream event that is not valid JSON.', { cause: error });
+  const info = classifyError(error);
+  if (info.type === 'connection') return new ModelError('connection', info.message, { cause: error });
+  const detail = error instanceof Error ? error.message : String(error);
+  return new ModelError(info.type, `The Gemini request failed: ${detail}`, {
+    cause: error,
+    retryable: false,
+  });
+}
