@@ -1,0 +1,50 @@
+import { defineTool, type Tool, type ToolResult } from '@agentkit/core';
+
+/** The name of the autonomous compression tool. */
+export const COMPRESS_CONTEXT_TOOL_NAME = 'CompressContext';
+
+/** The tool's description (from the reference). */
+export const COMPRESS_CONTEXT_DESCRIPTION = `Compress older conversation context into a continuation summary while preserving the recent context needed for upcoming work.
+
+Use this tool only after a runtime-state \`<context-compression>\` reminder explicitly recommends it. The reminder indicates that the context is large enough for compression and that no task was in progress when it was produced.
+
+Do not call this tool while any task is currently \`in_progress\`, even if an older compression reminder is still present. Finish or pause the active task first. Pending tasks do not prevent compression when you are between tasks.
+
+Keep the current context when exact earlier details are still needed verbatim.
+
+Conversation history is replaced only after a summary is generated successfully.`;
+
+/** The tool's answers. */
+export const COMPRESS_CONTEXT_TEXTS = {
+  success: 'Context compressed successfully.',
+  tooShort: 'The context is not long enough to compress, so it remains unchanged.',
+  failed: (error: string) => `Context compression failed: ${error}`,
+} as const;
+
+/**
+ * Builds the `CompressContext` tool. `compress` does the work for the call (`toolCallId`, the agent state)
+ * and says whether anything was compressed; it throws on failure.
+ */
+export function createCompressContextTool(
+  compress: (call: { toolCallId: string; state: object; signal: AbortSignal }) => Promise<boolean>,
+): Tool<Record<string, never>> {
+  return defineTool<Record<string, never>>({
+    name: COMPRESS_CONTEXT_TOOL_NAME,
+    description: COMPRESS_CONTEXT_DESCRIPTION,
+    inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+    concurrencySafe: false,
+    async execute(_input, ctx): Promise<ToolResult> {
+      try {
+        const done = await compress({ toolCallId: ctx.toolCallId, state: ctx.state, signal: ctx.signal });
+        return {
+          output: done ? COMPRESS_CONTEXT_TEXTS.success : COMPRESS_CONTEXT_TEXTS.tooShort,
+          state: 'success',
+        };
+      } catch (error) {
+        if (ctx.signal.aborted) throw error;
+        const message = error instanceof Error ? error.message : String(error);
+        return { output: COMPRESS_CONTEXT_TEXTS.failed(message), state: 'error' };
+      }
+    },
+  });
+}

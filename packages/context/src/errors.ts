@@ -1,0 +1,32 @@
+import { AgentkitError } from '@agentkit/core';
+
+/**
+ * The system prompt (with the summary and tool schemas) alone reaches the compression threshold, so there is
+ * nothing left to compress. Shorten the system prompt or use a model with a larger context.
+ */
+export class ContextThresholdError extends AgentkitError {
+  /** The threshold in tokens. */
+  readonly threshold: number;
+  /** The tokens of the model input. */
+  readonly tokens: number;
+
+  constructor(options: { threshold: number; tokens: number; hasSummary: boolean }) {
+    super(
+      'CONTEXT_THRESHOLD',
+      `The system prompt${options.hasSummary ? ' and the compression summary' : ''} exceed${options.hasSummary ? '' : 's'} ` +
+        `the compression threshold (${options.threshold} tokens, input ${options.tokens} tokens), cannot be compressed.`,
+    );
+    this.threshold = options.threshold;
+    this.tokens = options.tokens;
+  }
+}
+
+/**
+ * The summary call failed and the truncation fallback is off (`compressionFallbackToTruncation: false`).
+ * The state was left as it was. `cause` holds the model's error.
+ */
+export class ContextCompressionError extends AgentkitError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('CONTEXT_COMPRESSION', message, options);
+  }
+}

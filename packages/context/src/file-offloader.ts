@@ -1,0 +1,180 @@
+import { createHash } from 'node:crypto';
+import { appendFile, mkdir, open, rename, stat, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { ContentBlock, DataBlock, Msg, TextBlock, ToolResultBlock } from '@agentkit/core';
+import type { Offloader } from './offloader';
+import { safeFileName } from './safe-file-name';
+
+/** Options of {@link FileOffloader}. */
+export interface FileOffloaderOptions {
+  /** The offload directory (created on first use). */
+  directory: string;
+  /**
+   * How offloaded data blocks are referred to. By default a `file://` URL of the file; with a base such as
+   * `'workspace:///'` the URL is the base followed by the path inside the directory (`workspace:///data/<hash>.png`).
+   */
+  dataUrlBase?: string;
+}
+
+const EXTENSIONS: Record<string, string> = {
+  'image/png': '.png',
+  'image/jpeg': '.jpg',
+  'image/jpg': '.jpg',
+  'image/gif': '.gif',
+  'image/webp': '.webp',
+  'image/svg+xml': '.svg',
+  'image/bmp': '.bmp',
+  'image/tiff': '.tiff',
+  'image/heic': '.heic',
+  'audio/wav': '.wav',
+  'audio/x-wav': '.wav',
+  'audio/mpeg': '.mp3',
+  'audio/mp3': '.mp3',
+  'audio/ogg': '.ogg',
+  'audio/flac': '.flac',
+  'audio/webm': '.weba',
+  'video/mp4': '.mp4',
+  'video/webm': '.webm',
+  'application/pdf': '.pdf',
+  'application/json': '.json',
+  'application/zip': '.zip',
+  'text/plain': '.txt',
+  'text/csv': '.csv',
+  'text/html': '.html',
+  'text/markdown': '.md',
+};
+
+/** The file extension for a media type (`.bin` when unknown). */
+export function extensionFor(mediaType: string): string {
+  return EXTENSIONS[mediaType.toLowerCase().split(';')[0]!.trim()] ?? '.bin';
+}
+
+const escapeAttr = (s: string) =>
+  s.replace(/&/g, '&amp;').replace(/'/g, '&apos;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/**
+ * An {@link Offloader} that writes to a local directory:
+ *
+ * - `data/<sha256 of the base64 text><ext>`: offloaded data blocks (written once; same content, same file);
+ * - `sessions/<session>/context.jsonl`: compressed messages, one JSON message per line, appended (inline data
+ *   blocks are offloaded first and replaced by URL blocks);
+ * - `sessions/<session>/tool_result-<call id>.txt` (then `…(1).txt`, `…(2).txt`): cut-off tool output, text
+ *   verbatim and `<data url='…' name='…' media_type='…'/>` for data.
+ *
+ * Session and call ids are sanitised ({@link safeFileName}), so no id can escape the directory. Returned
+ * paths are absolute.
+ * @example new FileOffloader({ directory: '.agent/offload' })
+ */
+export class FileOffloader implements Offloader {
+  /** The absolute offload directory. */
+  readonly directory: string;
+  private readonly dataUrlBase: string | undefined;
+  private readonly appends = new Map<string, Promise<void>>();
+
+  constructor(options: FileOffloaderOptions) {
+    if (typeof options?.directory !== 'string' || options.directory === '')
+      throw new TypeError('FileOffloader needs a `directory`.');
+    this.directory = resolve(options.directory);
+    this.dataUrlBase = options.dataUrlBase;
+  }
+
+  async offloadDataBlock(block: DataBlock): Promise<DataBlock> {
+    if (block.source.type !== 'base64') return block;
+    const { data, mediaType } = block.source;
+    const rel = `data/${createHash('sha256').update(data).digest('hex')}${extensionFor(mediaType)}`;
+    const file = join(this.directory, rel);
+    if (!(await exists(file))) {
+      await mkdir(join(this.directory, 'data'), { recursive: true });
+      // Write then rename: a crash never leaves a half-written file under the final (content-hash) name.
+      const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+      await writeFile(tmp, Buffer.from(data, 'base64'));
+      await rename(tmp, file);
+    }
+    const url = this.dataUrlBase !== undefined ? this.dataUrlBase + rel : pathToFileURL(file).href;
+    return { ...block, source: { type: 'url', url, mediaType } };
+  }
+
+  async offloadContext(sessionId: string, msgs: readonly Msg[]): Promise<string> {
+    const dir = await this.sessionDir(sessionId);
+    const file = join(dir, 'context.jsonl');
+    let lines = '';
+    for (const msg of msgs) {
+      const content = await Promise.all(msg.content.map((b) => this.offloadInline(b)));
+      lines += `${JSON.stringify({ ...msg, content })}\n`;
+    }
+    // Appends to one file are serialised so lines of concurrent compressions never interleave.
+    const previous = this.appends.get(file) ?? Promise.resolve();
+    const next = previous.catch(() => {}).then(() => appendFile(file, lines, 'utf8'));
+    this.appends.set(file, next);
+    try {
+      await next;
+    } finally {
+      if (this.appends.get(file) === next) this.appends.delete(file);
+    }
+    return file;
+  }
+
+  async offloadToolResult(sessionId: string, result: ToolResultBlock): Promise<string> {
+    const dir = await this.sessionDir(sessionId);
+    let text = '';
+    for (const part of result.output) {
+      if (part.type === 'text') text += part.text;
+      else {
+        const block = await this.offloadDataBlock(part);
+        const url = block.source.type === 'url' ? block.source.url : '';
+        const name = block.name ? ` name='${escapeAttr(block.name)}'` : '';
+        text += `<data url='${escapeAttr(url)}'${name} media_type='${escapeAttr(block.source.mediaType)}'/>`;
+      }
+    }
+    const base = `tool_result-${safeFileName(result.id)}`;
+    for (let n = 0; ; n++) {
+      const file = join(dir, n === 0 ? `${base}.txt` : `${base}(${n}).txt`);
+      try {
+        const handle = await open(file, 'wx');
+        try {
+          await handle.writeFile(text, 'utf8');
+        } finally {
+          await handle.close();
+        }
+        return file;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || n >= 10_000) throw error;
+      }
+    }
+  }
+
+  private async sessionDir(sessionId: string): Promise<string> {
+    const dir = join(this.directory, 'sessions', safeFileName(String(sessionId)));
+    await mkdir(dir, { recursive: true });
+    return dir;
+  }
+
+  private async offloadInline(block: ContentBlock): Promise<ContentBlock> {
+    switch (block.type) {
+      case 'data':
+        return this.offloadDataBlock(block);
+      case 'tool_result':
+        return { ...block, output: await Promise.all(block.output.map((p) => this.offloadPart(p))) };
+      case 'hint':
+        return typeof block.hint === 'string'
+          ? block
+          : { ...block, hint: await Promise.all(block.hint.map((p) => this.offloadPart(p))) };
+      default:
+        return block;
+    }
+  }
+
+  private async offloadPart(part: TextBlock | DataBlock): Promise<TextBlock | DataBlock> {
+    return part.type === 'data' ? this.offloadDataBlock(part) : part;
+  }
+}
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await stat(file);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,269 @@
+import {
+  type AgentState,
+  addUsage,
+  type ChatModel,
+  createMsg,
+  emptyUsage,
+  type HintBlock,
+  type Logger,
+  type Msg,
+  newId,
+  normalizeUsage,
+  type TextBlock,
+  type DataBlock,
+  type TokenCountInput,
+  type ToolSchema,
+  type Usage,
+} from '@agentkit/core';
+import type { ResolvedContextConfig } from './context-config';
+import { offloadReminder, TRUNCATION_SUMMARY } from './defaults';
+import { ContextCompressionError, ContextThresholdError } from './errors';
+import { limitContextImages } from './limit-images';
+import type { Offloader } from './offloader';
+import { renderSummary } from './render-summary';
+import { requestSummary, summaryMessages, summaryTool } from './request-summary';
+import { splitContext } from './split-context';
+
+/** The summary and context a compression produces. */
+export interface ContextReplacement {
+  summary: AgentState['summary'];
+  context: Msg[];
+}
+
+/** Everything a compression works on; built by the plugin hook, the tool and `compressContext(agent)`. */
+export interface CompressionTarget {
+  /** The live state (read; changed only through `replaceContext`). */
+  state: Pick<AgentState, 'summary' | 'context' | 'sessionId' | 'reply'>;
+  model: ChatModel;
+  /** The system prompt the model sees. */
+  systemPrompt: string;
+  /** The tool schemas the model sees (they count towards the input). */
+  tools: readonly ToolSchema[];
+  agentName: string;
+  config: ResolvedContextConfig;
+  offloader?: Offloader | undefined;
+  /** Counts a model input (the kernel's incremental counter). */
+  countTokens: (input: TokenCountInput) => number;
+  /** Replaces the summary and the context. */
+  replaceContext: (next: ContextReplacement) => void;
+  signal?: AbortSignal | undefined;
+  logger?: Logger | undefined;
+  /** `source` of hint blocks this package adds (image notes). */
+  hintSource: string | null;
+}
+
+/** Per-call options of {@link runCompression}. */
+export interface CompressionOptions {
+  /** Guidance for this summary only; sent as an assistant hint and never persisted. */
+  instructions?: HintBlock | string | undefined;
+  /** Compress when the input has at least this many tokens. Default `triggerRatio × contextSize`. */
+  threshold?: number | undefined;
+  /** Overrides `config.compressionFallbackToTruncation`. */
+  fallbackToTruncation?: boolean | undefined;
+  /** Tool calls that must stay in the context with everything after them (see `splitContext`). */
+  keepToolCallIds?: readonly string[] | undefined;
+  /** The current input tokens, when the caller has them cheaper (the kernel's `ctx.countTokens()`). */
+  currentTokens?: (() => number) | undefined;
+}
+
+/** What a compression did. */
+export interface CompressionOutcome {
+  /** Whether old messages were replaced by a summary (or dropped by the truncation fallback). */
+  compressed: boolean;
+  /** Whether the summary call failed and the truncation fallback applied. */
+  fallback: boolean;
+  /** Input tokens before compressing (after the image limit). */
+  tokensBefore: number;
+  /** How many messages (or message parts) were compressed and kept. */
+  compressedMessages: number;
+  keptMessages: number;
+  /** Where the compressed messages were offloaded, if they were. */
+  offloadPath: string | undefined;
+  /** Usage of the summary call. */
+  usage: Usage | null;
+}
+
+/** The summary as the user message the model sees first (or `null` when there is none). */
+export function summaryMessage(summary: AgentState['summary']): Msg | null {
+  if (summary.length === 0) return null;
+  const content: Array<TextBlock | DataBlock> =
+    typeof summary === 'string' ? [{ type: 'text', id: 'summary', text: summary }] : summary;
+  return createMsg({ role: 'user', name: 'user', content, id: 'summary' });
+}
+
+function hasText(summary: AgentState['summary'], text: string): boolean {
+  return typeof summary === 'string'
+    ? summary.includes(text)
+    : summary.some((b) => b.type === 'text' && b.text.includes(text));
+}
+
+/**
+ * Runs one compression (reference `compress_context`):
+ *
+ * 1. limits the images (always, even below the threshold);
+ * 2. returns when the input is below the threshold; throws {@link ContextThresholdError} when the context is
+ *    empty yet the input reaches it;
+ * 3. splits the context (budget `reserveRatio × contextSize`; again with budget 0 when nothing would be
+ *    compressed);
+ * 4. asks the model for a structured summary of the old part, fed the previous summary (on an overflowing
+ *    request that fails, drops the oldest messages and retries once);
+ * 5. on failure keeps the previous summary (or a truncation note) when the fallback is on, else throws
+ *    {@link ContextCompressionError} and leaves the state as it was;
+ * 6. offloads the old part (and says where in the summary), adds the call's usage to the last kept message
+ *    (an empty assistant message with the reply id when nothing is kept), and replaces summary and context.
+ */
+export async function runCompression(
+  target: CompressionTarget,
+  options: CompressionOptions = {},
+): Promise<CompressionOutcome> {
+  const { state, config, model, systemPrompt, tools, countTokens } = target;
+  const images = await limitContextImages(state.context, {
+    maxImageNum: config.maxImageNum,
+    offloader: target.offloader,
+    hintSource: target.hintSource,
+    logger: target.logger,
+  });
+  if (images) target.replaceContext({ summary: state.summary, context: images });
+
+  const size = model.contextSize;
+  const threshold = options.threshold ?? config.triggerRatio * size;
+  const summaryMsg = summaryMessage(state.summary);
+  const tokensBefore =
+    options.currentTokens?.() ??
+    countTokens({
+      systemPrompt,
+      messages: summaryMsg ? [summaryMsg, ...state.context] : state.context,
+      tools,
+    });
+  const outcome: CompressionOutcome = {
+    compressed: false,
+    fallback: false,
+    tokensBefore,
+    compressedMessages: 0,
+    keptMessages: state.context.length,
+    offloadPath: undefined,
+    usage: null,
+  };
+  if (tokensBefore < threshold) return outcome;
+  if (state.context.length === 0)
+    throw new ContextThresholdError({
+      threshold: Math.floor(threshold),
+      tokens: tokensBefore,
+      hasSummary: summaryMsg !== null,
+    });
+
+  const fixed = countTokens({ systemPrompt, messages: [], tools });
+  const baseTokens = summaryMsg ? countTokens({ systemPrompt, messages: [summaryMsg], tools }) : fixed;
+  const countMsg = (m: Msg) => countTokens({ systemPrompt, messages: [m], tools }) - fixed;
+  const splitWith = (budget: number) =>
+    splitContext(state.context, { baseTokens, budget, countMsg, keepToolCallIds: options.keepToolCallIds });
+  let split = splitWith(config.reserveRatio * size);
+  if (split.toCompress.length === 0) split = splitWith(0);
+  const { toCompress, toKeep } = split;
+  if (toCompress.length === 0) return outcome;
+
+  const instructions: HintBlock | null =
+    options.instructions === undefined
+      ? null
+      : typeof options.instructions === 'string'
+        ? {
+            type: 'hint',
+            id: newId(),
+            hint: options.instructions,
+            source: 'user',
+            createdAt: new Date().toISOString(),
+          }
+        : options.instructions;
+  const signal = target.signal ?? new AbortController().signal;
+  const request = {
+    model,
+    systemPrompt,
+    summaryMsg,
+    messages: toCompress,
+    instructions,
+    agentName: target.agentName,
+    compressionPrompt: config.compressionPrompt,
+    summarySchema: config.summarySchema,
+    signal,
+  };
+  const schemaTools = [summaryTool(config.summarySchema)];
+  const requestTokens = (msgs: readonly Msg[]) =>
+    countTokens({
+      systemPrompt,
+      messages: summaryMessages({ ...request, messages: msgs }),
+      tools: schemaTools,
+    });
+  const overflow = requestTokens(toCompress) > size;
+
+  let summary: AgentState['summary'];
+  let usage: Usage | null = null;
+  try {
+    let response: Awaited<ReturnType<typeof requestSummary>>;
+    try {
+      response = await requestSummary(request);
+    } catch (error) {
+      if (!overflow || signal.aborted) throw error;
+      // The request did not fit: drop the oldest messages until it is below the threshold, then retry once.
+      let msgs = toCompress.slice(1);
+      while (msgs.length > 0 && requestTokens(msgs) >= size * config.triggerRatio) msgs = msgs.slice(1);
+      response = await requestSummary({ ...request, messages: msgs });
+    }
+    usage = response.usage;
+    summary = renderSummary(config.summaryTemplate, response.fields);
+  } catch (error) {
+    if (signal.aborted) throw error;
+    const fallback = options.fallbackToTruncation ?? config.compressionFallbackToTruncation;
+    const reason = error instanceof Error ? error.message : String(error);
+    if (!fallback)
+      throw new ContextCompressionError(`Generating the compression summary failed: ${reason}`, {
+        cause: error,
+      });
+    target.logger?.warn(
+      `@agentkit/context: the summary call failed (${reason}); truncating the context instead.`,
+    );
+    summary = state.summary.length > 0 ? state.summary : TRUNCATION_SUMMARY;
+    outcome.fallback = true;
+  }
+
+  // From here on the compression is applied even if the reply is interrupted: the summary exists.
+  if (target.offloader) {
+    try {
+      const path = await target.offloader.offloadContext(state.sessionId, toCompress);
+      outcome.offloadPath = path;
+      const reminder = offloadReminder(path);
+      if (!hasText(summary, reminder))
+        summary =
+          typeof summary === 'string'
+            ? `${summary}\n${reminder}`
+            : [...summary, { type: 'text', id: newId(), text: `\n${reminder}` }];
+    } catch (error) {
+      target.logger?.warn('@agentkit/context: offloading the compressed context failed.', error);
+    }
+  }
+
+  const context = [...toKeep];
+  if (usage) {
+    const last = context[context.length - 1];
+    if (last)
+      context[context.length - 1] = {
+        ...last,
+        usage: addUsage(normalizeUsage(last.usage ?? emptyUsage()), usage),
+      };
+    else
+      context.push(
+        createMsg({
+          role: 'assistant',
+          name: target.agentName,
+          content: [],
+          id: state.reply?.id ?? newId(),
+          usage: { ...usage },
+        }),
+      );
+  }
+  target.replaceContext({ summary, context });
+  outcome.compressed = true;
+  outcome.compressedMessages = toCompress.length;
+  outcome.keptMessages = context.length;
+  outcome.usage = usage;
+  return outcome;
+}
