@@ -393,6 +393,36 @@ describe('GoogleModel over @google/genai against a Gemini wire-format server', (
     expect(error).toMatchObject({ errorType: 'connection', retryable: true });
   });
 
+  it('reports a response that ends in the middle of an event as connection', async () => {
+    server.reply({ events: textStream, truncateAfter: 1 });
+    const { chunks, error } = await failure(model().stream(request([userMsg('hi')])));
+    expect(chunks).toEqual([{ type: 'text', delta: 'Hello' }]);
+    expect(error).toMatchObject({ errorType: 'connection', retryable: true });
+  });
+
+  it('reports a stream that ends without a finish reason as connection', async () => {
+    server.reply({ events: textStream.slice(0, 2) });
+    const { chunks, error } = await failure(model().stream(request([userMsg('hi')])));
+    expect(chunks).toHaveLength(2);
+    expect(error).toMatchObject({ errorType: 'connection' });
+  });
+
+  it('reports a blocked prompt as invalid_request', async () => {
+    server.reply({
+      events: [
+        {
+          promptFeedback: { blockReason: 'PROHIBITED_CONTENT' },
+          usageMetadata: { promptTokenCount: 7, totalTokenCount: 7 },
+          modelVersion: 'gemini-2.5-flash',
+          responseId: 'blockedResponse1',
+        },
+      ],
+    });
+    const { error } = await failure(model().stream(request([userMsg('hi')])));
+    expect(error).toMatchObject({ errorType: 'invalid_request', retryable: false });
+    expect((error as ModelError).message).toContain('PROHIBITED_CONTENT');
+  });
+
   it('reports an unreachable server as connection', async () => {
     const gone = server.baseUrl;
     await server.close();

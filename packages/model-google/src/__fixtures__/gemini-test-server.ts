@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 
 /** One scripted answer of the fake Gemini server. */
 export type ScriptedReply =
-  /** An SSE stream of response objects; `dropAfter` sends that many events and half the next, then destroys the socket; `hangAfter` stops writing and waits for the client to go away. */
-  | { events: unknown[]; delayMs?: number; dropAfter?: number; hangAfter?: number }
+  /** An SSE stream of response objects; `dropAfter` sends that many events and half the next, then destroys the socket; `truncateAfter` does the same but ends the response cleanly; `hangAfter` stops writing and waits for the client to go away. */
+  | { events: unknown[]; delayMs?: number; dropAfter?: number; truncateAfter?: number; hangAfter?: number }
   /** A JSON error (or any JSON) with an HTTP status. */
   | { status: number; body: unknown; headers?: Record<string, string> };
 
@@ -71,6 +71,12 @@ export async function startGeminiServer(): Promise<GeminiTestServer> {
         res.write(line.slice(0, line.length >> 1));
         await sleep(20);
         res.socket?.destroy();
+        return;
+      }
+      if (next.truncateAfter === i) {
+        // Half an event, then a clean end of the response.
+        const line = `data: ${JSON.stringify(event)}`;
+        res.end(line.slice(0, line.length >> 1));
         return;
       }
       if (next.hangAfter === i) {
