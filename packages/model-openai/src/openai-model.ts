@@ -89,7 +89,7 @@ export class OpenAIModel implements ChatModel {
 
   async *stream(request: ModelRequest): AsyncIterable<ModelChunk> {
     const { signal } = request;
-    const apiKey = this.options.apiKey ?? (this.options.client ? undefined : process.env.OPENAI_API_KEY);
+    const apiKey = this.client.apiKey ?? undefined;
     try {
       if (signal.aborted) throw abortReason(signal);
       const chunks =

@@ -230,6 +230,22 @@ describe('Responses API streaming', () => {
     expect((error as ModelError).message).toContain('rate_limit_exceeded');
   });
 
+  it('an error event → a classified ModelError', async () => {
+    const failing = [
+      ...responsesSse(events.slice(0, 2)),
+      `event: error\ndata: ${JSON.stringify({ type: 'error', code: 'rate_limit_exceeded', message: 'Slow down.', param: null, sequence_number: 2 })}\n\n`,
+    ];
+    server = await startOpenAIServer([{ stream: failing }]);
+    const model = createOpenAIModel({
+      model: 'gpt-4.1',
+      api: 'responses',
+      apiKey: 'sk-test',
+      baseURL: server.baseURL,
+    });
+    const { error } = await collectError(model, modelRequest());
+    expect((error as ModelError).errorType).toBe('rate_limit');
+  });
+
   it('a stream cut off before response.completed → connection', async () => {
     server = await startOpenAIServer([{ stream: responsesSse(events.slice(0, 14)) }]);
     const model = createOpenAIModel({

@@ -1,4 +1,5 @@
 import { ModelError } from '@agentkit/core';
+import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import chatText from './__fixtures__/chat-text.json';
 import errors from './__fixtures__/errors.json';
@@ -43,6 +44,7 @@ describe('error classification', () => {
     expect(error.errorType).toBe('upstream');
     expect(error.status).toBe(500);
     expect(error.retryable).toBe(true);
+    expect(server!.requests).toHaveLength(1); // the built client leaves retries to the agent loop
   });
 
   it('429 → rate_limit with retry-after (seconds) parsed', async () => {
@@ -95,6 +97,29 @@ describe('error classification', () => {
     const model = createOpenAIModel({ model: 'gpt-4o-mini', apiKey, baseURL });
     const { error } = await collectError(model, modelRequest());
     expect((error as ModelError).errorType).toBe('connection');
+  });
+
+  it('a request timeout → connection', async () => {
+    server = await startOpenAIServer([{ silent: true }]);
+    const model = createOpenAIModel({ model: 'gpt-4o-mini', apiKey, baseURL: server.baseURL, timeout: 100 });
+    const { error } = await collectError(model, modelRequest());
+    expect((error as ModelError).errorType).toBe('connection');
+    expect((error as ModelError).retryable).toBe(true);
+  });
+
+  it('redacts the key of an injected client from provider texts', async () => {
+    const secret = 'custom-secret-token-42';
+    server = await startOpenAIServer([
+      {
+        status: 400,
+        body: { error: { message: `Bad request for key ${secret}`, type: 'invalid_request_error' } },
+      },
+    ]);
+    const client = new OpenAI({ apiKey: secret, baseURL: server.baseURL, maxRetries: 0 });
+    const { error } = await collectError(createOpenAIModel({ model: 'm', client }), modelRequest());
+    expect((error as ModelError).errorType).toBe('invalid_request');
+    expect((error as ModelError).message).toContain('Bad request for key [redacted]');
+    expect((error as ModelError).message).not.toContain(secret);
   });
 
   it('an error event inside the stream is classified from its type', async () => {

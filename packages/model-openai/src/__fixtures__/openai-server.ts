@@ -10,6 +10,8 @@ export type ServerReply =
       /** After the pieces: `end` (default), `destroy` the socket, or `hang` until the client leaves. */
       ending?: 'end' | 'destroy' | 'hang';
     }
+  /** No response at all (to test timeouts). */
+  | { silent: true }
   /** A JSON error (or any JSON) response. */
   | { status: number; body: unknown; headers?: Record<string, string> };
 
@@ -71,6 +73,10 @@ export async function startOpenAIServer(replies: ServerReply[]): Promise<OpenAIT
     const reply = replies[Math.min(n++, replies.length - 1)];
     if (!reply) {
       res.writeHead(500).end();
+      return;
+    }
+    if ('silent' in reply) {
+      res.on('close', () => resolveGone());
       return;
     }
     if ('status' in reply) {
