@@ -1,0 +1,121 @@
+import { createHash } from 'node:crypto';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative, sep } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { assistantMsg, type DataBlock, type ToolResultBlock, textBlock } from '@agentkit/core';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { extensionFor, FileOffloader } from './file-offloader';
+import { safeFileName } from './safe-file-name';
+
+const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
+const image = (name: string): DataBlock => ({ type: 'data', id: `id-${name}`, name, source: { type: 'base64', data: PNG, mediaType: 'image/png' } });
+const sha = createHash('sha256').update(PNG).digest('hex');
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'agentkit-offload-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('FileOffloader', () => {
+  it('stores a base64 data block once under data/<sha256><ext> and returns a URL block', async () => {
+    const off = new FileOffloader({ directory: dir, dataUrlBase: 'workspace:///' });
+    const a = await off.offloadDataBlock(image('a'));
+    const b = await off.offloadDataBlock(image('b'));
+    expect(a).toEqual({ type: 'data', id: 'id-a', name: 'a', source: { type: 'url', url: `workspace:///data/${sha}.png`, mediaType: 'image/png' } });
+    expect(b.source).toEqual(a.source);
+    expect(await readdir(join(dir, 'data'))).toEqual([`${sha}.png`]);
+    expect((await readFile(join(dir, 'data', `${sha}.png`))).equals(Buffer.from(PNG, 'base64'))).toBe(true);
+  });
+
+  it('uses file URLs by default and leaves URL blocks alone', async () => {
+    const off = new FileOffloader({ directory: dir });
+    const stored = await off.offloadDataBlock(image('a'));
+    expect(stored.source).toMatchObject({ type: 'url', url: pathToFileURL(join(dir, 'data', `${sha}.png`)).href });
+    const url: DataBlock = { type: 'data', id: 'u', source: { type: 'url', url: 'https://x/y.png', mediaType: 'image/png' } };
+    expect(await off.offloadDataBlock(url)).toBe(url);
+  });
+
+  it('appends compressed messages as JSON lines per session, with inline data offloaded', async () => {
+    const off = new FileOffloader({ directory: dir });
+    const first = assistantMsg([textBlock('one'), image('pic')], { id: 'm1' });
+    const path = await off.offloadContext('s1', [first]);
+    expect(path).toBe(join(dir, 'sessions', 's1', 'context.jsonl'));
+    await off.offloadContext('s1', [assistantMsg('two', { id: 'm2' }), assistantMsg('three', { id: 'm3' })]);
+    const lines = (await readFile(path, 'utf8')).trimEnd().split('\n').map((l) => JSON.parse(l));
+    expect(lines.map((m) => m.id)).toEqual(['m1', 'm2', 'm3']);
+    expect(lines[0].content[1].source.type).toBe('url');
+    // The message itself is not changed.
+    expect(first.content[1]).toEqual(image('pic'));
+  });
+
+  it('serialises concurrent appends to one session file', async () => {
+    const off = new FileOffloader({ directory: dir });
+    await Promise.all(Array.from({ length: 20 }, (_, i) => off.offloadContext('s', [assistantMsg('x'.repeat(5000), { id: `m${i}` })])));
+    const lines = (await readFile(join(dir, 'sessions', 's', 'context.jsonl'), 'utf8')).trimEnd().split('\n');
+    expect(lines.map((l) => JSON.parse(l).id).sort()).toEqual(Array.from({ length: 20 }, (_, i) => `m${i}`).sort());
+  });
+
+  it('writes tool results to tool_result-<id>.txt, then (1), (2)…', async () => {
+    const off = new FileOffloader({ directory: dir, dataUrlBase: 'workspace:///' });
+    const result: ToolResultBlock = {
+      type: 'tool_result',
+      id: 'call_1',
+      name: 'Read',
+      output: [textBlock('head '), image("it's"), textBlock('tail')],
+      state: 'success',
+      metadata: {},
+    };
+    const p0 = await off.offloadToolResult('s', result);
+    const p1 = await off.offloadToolResult('s', result);
+    const p2 = await off.offloadToolResult('s', result);
+    expect([p0, p1, p2].map((p) => relative(dir, p).split(sep).join('/'))).toEqual([
+      'sessions/s/tool_result-call_1.txt',
+      'sessions/s/tool_result-call_1(1).txt',
+      'sessions/s/tool_result-call_1(2).txt',
+    ]);
+    expect(await readFile(p0, 'utf8')).toBe(
+      `head <data url='workspace:///data/${sha}.png' name='it&apos;s' media_type='image/png'/>tail`,
+    );
+  });
+
+  it('keeps hostile session and call ids inside the directory', async () => {
+    const off = new FileOffloader({ directory: dir });
+    const hostile = ['../../etc', '..', '.', '/abs/path', 'a\\..\\b', 'x\u0000y', ''];
+    for (const id of hostile) {
+      const p1 = await off.offloadContext(id, [assistantMsg('x')]);
+      const p2 = await off.offloadToolResult(id, { type: 'tool_result', id, name: 't', output: [textBlock('x')], state: 'success', metadata: {} });
+      for (const p of [p1, p2]) {
+        const rel = relative(dir, p);
+        expect(rel.startsWith('..')).toBe(false);
+        expect(rel.split(sep).slice(0, 1)).toEqual(['sessions']);
+        expect(rel.split(sep)).toHaveLength(3);
+      }
+    }
+  });
+});
+
+describe('safeFileName', () => {
+  it('keeps safe ids and makes distinct unsafe ids distinct', () => {
+    expect(safeFileName('session_1.a-b')).toBe('session_1.a-b');
+    expect(safeFileName('a/b')).not.toBe(safeFileName('a_b'));
+    expect(safeFileName('a/b')).toMatch(/^a_b-[0-9a-f]{8}$/);
+    for (const bad of ['..', '.', '', '../x', 'x'.repeat(500)]) {
+      const name = safeFileName(bad);
+      expect(name).toMatch(/^[A-Za-z0-9_-][A-Za-z0-9._-]*$/);
+      expect(name.length).toBeLessThanOrEqual(100);
+    }
+  });
+});
+
+describe('extensionFor', () => {
+  it('maps common media types and falls back to .bin', () => {
+    expect(extensionFor('image/png')).toBe('.png');
+    expect(extensionFor('image/jpeg')).toBe('.jpg');
+    expect(extensionFor('text/plain; charset=utf-8')).toBe('.txt');
+    expect(extensionFor('application/x-unknown')).toBe('.bin');
+  });
+});
