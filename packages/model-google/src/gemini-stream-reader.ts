@@ -16,6 +16,22 @@ export function usageFromMetadata(meta: GenerateContentResponseUsageMetadata | u
   });
 }
 
+/** Finish reasons of a function call Gemini could not produce. */
+const malformedCall = new Set(['MALFORMED_FUNCTION_CALL', 'UNEXPECTED_TOOL_CALL', 'MALFORMED_RESPONSE']);
+/** Finish reasons of a response Gemini withheld or a request it refused. */
+const blocked = new Set([
+  'SAFETY',
+  'RECITATION',
+  'BLOCKLIST',
+  'PROHIBITED_CONTENT',
+  'SPII',
+  'IMAGE_SAFETY',
+  'IMAGE_PROHIBITED_CONTENT',
+  'LANGUAGE',
+  'ESCALATION',
+  'MISSING_THOUGHT_SIGNATURE',
+]);
+
 function signatureData(part: Part): ProviderData | undefined {
   return part.thoughtSignature ? { [THOUGHT_SIGNATURE_KEY]: part.thoughtSignature } : undefined;
 }
@@ -34,8 +50,13 @@ export class GeminiStreamReader {
   private callIndex = 0;
   private sawContent = false;
 
-  /** @param seed a digest of the request, so made-up call ids differ between turns but not between replays. */
-  constructor(private readonly seed: string) {}
+  private seedValue: string | undefined;
+
+  /**
+   * @param seed returns a digest of the request (called at most once, when a call needs a made-up id), so
+   * made-up ids differ between turns but not between replays.
+   */
+  constructor(private readonly seed: () => string) {}
 
   /** The chunks of one streamed response. */
   read(response: GenerateContentResponse): ModelChunk[] {
@@ -69,7 +90,8 @@ export class GeminiStreamReader {
           delta,
           ...(providerData ? { providerData } : {}),
         };
-      const id = stableToolCallId(this.seed, responseId, index, name, delta);
+      this.seedValue ??= this.seed();
+      const id = stableToolCallId(this.seedValue, responseId, index, name, delta);
       return {
         type: 'tool_call',
         id,
@@ -95,14 +117,34 @@ export class GeminiStreamReader {
   }
 
   /**
-   * The closing chunks: one `usage` chunk. Throws a {@link ModelError} when Gemini blocked the prompt,
-   * or when the stream ended without a finish reason (the connection was cut between two events).
+   * The closing chunks: one `usage` chunk. Throws a {@link ModelError} when the stream ended without a
+   * finish reason (the connection was cut between two events), and when Gemini produced nothing because
+   * it blocked the prompt or the response (`invalid_request`; `permission` for a limited account) or
+   * garbled a function call (`upstream`, retryable: another attempt usually succeeds).
    */
   finish(): ModelChunk[] {
-    if (this.blockReason && !this.sawContent)
-      throw new ModelError('invalid_request', `Gemini blocked the prompt (${this.blockReason}).`, {
-        retryable: false,
-      });
+    if (!this.sawContent) {
+      if (this.blockReason)
+        throw new ModelError('invalid_request', `Gemini blocked the prompt (${this.blockReason}).`, {
+          retryable: false,
+        });
+      if (this.finishReason && malformedCall.has(this.finishReason))
+        throw new ModelError('upstream', `Gemini produced an invalid function call (${this.finishReason}).`, {
+          retryable: true,
+        });
+      if (this.finishReason && blocked.has(this.finishReason))
+        throw new ModelError('invalid_request', `Gemini returned no content (${this.finishReason}).`, {
+          retryable: false,
+        });
+      if (this.finishReason === 'PUP_LIMITED_DISABLED')
+        throw new ModelError(
+          'permission',
+          'Gemini refused the request: the account is limited (PUP_LIMITED_DISABLED).',
+          {
+            retryable: false,
+          },
+        );
+    }
     if (this.finishReason === undefined && !this.blockReason)
       throw new ModelError('connection', 'The Gemini stream ended before the response was finished.');
     return [{ type: 'usage', usage: usageFromMetadata(this.usage) }];

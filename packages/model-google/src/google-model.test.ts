@@ -423,6 +423,29 @@ describe('GoogleModel over @google/genai against a Gemini wire-format server', (
     expect((error as ModelError).message).toContain('PROHIBITED_CONTENT');
   });
 
+  it('reports a malformed function call with no content as a retryable upstream error, a safety stop as invalid_request', async () => {
+    const stop = (finishReason: string) => ({
+      candidates: [
+        {
+          content: { role: 'model' },
+          finishReason,
+          finishMessage: 'Malformed function call: print(default_api.get_weather(',
+          index: 0,
+        },
+      ],
+      usageMetadata: { promptTokenCount: 30, totalTokenCount: 30 },
+      modelVersion: 'gemini-2.5-flash',
+      responseId: 'malformedResponse1',
+    });
+    server.reply({ events: [stop('MALFORMED_FUNCTION_CALL')] }, { events: [stop('SAFETY')] });
+    const malformed = (await failure(model().stream(request([userMsg('hi')], { tools: [weatherTool] }))))
+      .error;
+    expect(malformed).toMatchObject({ errorType: 'upstream', retryable: true });
+    expect((malformed as ModelError).message).toContain('MALFORMED_FUNCTION_CALL');
+    const safety = (await failure(model().stream(request([userMsg('hi')])))).error;
+    expect(safety).toMatchObject({ errorType: 'invalid_request', retryable: false });
+  });
+
   it('reports an unreachable server as connection', async () => {
     const gone = server.baseUrl;
     await server.close();

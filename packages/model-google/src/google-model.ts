@@ -49,6 +49,13 @@ export interface GoogleModelOptions {
   fillMissingSignatures?: boolean;
 }
 
+/** JSON text of `value`, cut to its first and last 64 KiB (a digest input; inline media can be megabytes). */
+function boundedJson(value: unknown): string {
+  const text = JSON.stringify(value ?? null);
+  const limit = 65_536;
+  return text.length <= 2 * limit ? text : `${text.length}:${text.slice(0, limit)}${text.slice(-limit)}`;
+}
+
 function buildClient(options: GoogleModelOptions): GoogleGenAI {
   const { vertexai } = options;
   const vertex = typeof vertexai === 'object' ? vertexai : {};
@@ -129,7 +136,7 @@ export class GoogleModel implements ChatModel {
     const params = this.toParameters(request);
     const contents = params.contents as unknown[];
     const reader = new GeminiStreamReader(
-      `${contents.length}:${stableHash(JSON.stringify(contents.at(-1) ?? null))}`,
+      () => `${contents.length}:${stableHash(boundedJson(contents.at(-1)))}`,
     );
     let responses: AsyncGenerator<GenerateContentResponse>;
     try {
