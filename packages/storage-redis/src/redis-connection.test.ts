@@ -1,0 +1,122 @@
+import { StoreConnectionError } from '@agentkit/core';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RedisProcess, freePort, startRedisServer } from '../test/redis-server';
+import { RedisStorage } from './redis-storage';
+
+let server: RedisProcess;
+beforeAll(async () => {
+  server = await startRedisServer();
+});
+afterAll(async () => {
+  await server.dispose();
+});
+
+async function retryUntil<T>(fn: () => Promise<T>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await fn();
+    } catch (error) {
+      if (!(error instanceof StoreConnectionError) || Date.now() > deadline) throw error;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+describe('RedisStorage when Redis goes away', () => {
+  it('fails fast with StoreConnectionError while Redis is down, and works again after it is back', async () => {
+    const store = new RedisStorage({ port: server.port, keyPrefix: 'conn' });
+    try {
+      await store.upsertSession('u', 'a', 's', { metadata: { n: 1 } });
+      await server.kill();
+      const started = Date.now();
+      for (const op of [
+        () => store.getSession('u', 'a', 's'),
+        () => store.upsertSession('u', 'a', 's'),
+        () => store.listSessions('u', 'a'),
+        () => store.deleteSession('u', 'a', 's'),
+      ]) {
+        const error = await op().catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(StoreConnectionError);
+        expect((error as Error).message).toMatch(/^Redis \w+ failed: /);
+      }
+      expect(Date.now() - started).toBeLessThan(2000);
+      await server.restart();
+      // The server restarted without persistence: the caller retries and the store works again.
+      const record = await retryUntil(() => store.upsertSession('u', 'a', 's', { metadata: { n: 2 } }));
+      expect(record.version).toBe(1);
+      expect((await store.getSession('u', 'a', 's'))?.metadata).toEqual({ n: 2 });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('a store created while Redis is unreachable reports StoreConnectionError, then connects once it is up', async () => {
+    const port = await freePort();
+    const store = new RedisStorage({ port, keyPrefix: 'late' });
+    let late: RedisProcess | undefined;
+    try {
+      const error = await store.getSession('u', 'a', 's').catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(StoreConnectionError);
+      late = await startRedisServer([], port);
+      expect(await retryUntil(() => store.getSession('u', 'a', 's'))).toBeNull();
+    } finally {
+      await store.close();
+      await late?.dispose();
+    }
+  });
+
+  it('close() returns promptly while the client is reconnecting', async () => {
+    const port = await freePort();
+    const store = new RedisStorage({ port });
+    await store.getSession('u', 'a', 's').catch(() => undefined);
+    const started = Date.now();
+    await store.close();
+    expect(Date.now() - started).toBeLessThan(200);
+    // It does not come back: a server appearing on the port later gets no connection from it.
+    const late = await startRedisServer([], port);
+    try {
+      await new Promise((r) => setTimeout(r, 300));
+      expect((store.client as Redis).status).not.toBe('ready');
+      await expect(store.getSession('u', 'a', 's')).rejects.toThrow(/closed/);
+    } finally {
+      await late.dispose();
+    }
+  });
+});
+
+describe('RedisStorage round trips', () => {
+  it('uses one command per load and one per save', async () => {
+    const admin = new Redis({ port: server.port });
+    const store = new RedisStorage({ port: server.port, keyPrefix: 'rt' });
+    const monitor = await admin.monitor();
+    const marker = new Redis({ port: server.port });
+    try {
+      await store.upsertSession('u', 'a', 's');
+      await store.getSession('u', 'a', 's');
+      await store.listSessions('u', 'a');
+      const seen: string[] = [];
+      let recording = false;
+      const done = new Promise<void>((resolve) =>
+        monitor.on('monitor', (_time: string, args: string[], source: string) => {
+          if (args[0] === 'echo' && args[1] === 'begin') recording = true;
+          else if (args[0] === 'echo' && args[1] === 'end') resolve();
+          else if (recording && source !== 'lua') seen.push(String(args[0]).toLowerCase());
+        }),
+      );
+      await marker.echo('begin');
+      const record = await store.getSession('u', 'a', 's');
+      await store.updateSessionState('u', 'a', 's', record!.state, { expectedVersion: record!.version });
+      await store.listSessions('u', 'a');
+      await marker.echo('end');
+      await done;
+      expect(seen).toEqual(['hgetall', 'evalsha', 'evalsha']);
+    } finally {
+      monitor.disconnect();
+      marker.disconnect();
+      await store.close();
+      await admin.quit().catch(() => undefined);
+    }
+  });
+});

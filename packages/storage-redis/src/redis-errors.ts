@@ -1,0 +1,16 @@
+import { AgentkitError, type SessionKey, StoreConnectionError, StoreDataError } from '@agentkit/core';
+
+/**
+ * Turns an error of ioredis into agentkit's store errors: a key of the wrong Redis type is a corrupt
+ * record (`StoreDataError` naming the session); anything else (connection refused or lost, timeouts,
+ * cluster down, errors the server replied with) is a `StoreConnectionError` the caller may retry.
+ */
+export function toStoreError(error: unknown, operation: string, session?: SessionKey): AgentkitError {
+  if (AgentkitError.isInstance(error)) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  if (session && message.includes('WRONGTYPE'))
+    return new StoreDataError(session, 'its Redis key holds a value of the wrong type (not a hash).', {
+      cause: error,
+    });
+  return new StoreConnectionError(`Redis ${operation} failed: ${message}`, { cause: error });
+}

@@ -1,0 +1,75 @@
+import { ConfigError, InvalidInputError, type SessionKey } from '@agentkit/core';
+
+const LONE_SURROGATE = /\p{Cs}/u;
+const LEFT_UNESCAPED_BY_URI = /[!'()*~]/g;
+
+/**
+ * Escapes an id for use inside a Redis key: every byte of its UTF-8 form outside `[A-Za-z0-9_.-]` becomes
+ * `%XX`. The result never contains `:`, `{`, `}`, `*` or `%` other than as an escape, so an id can neither
+ * reach another user's or agent's keys nor change the hash tag; the mapping is one-to-one.
+ */
+export function escapeKeyPart(id: string): string {
+  return encodeURIComponent(id).replace(
+    LEFT_UNESCAPED_BY_URI,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`,
+  );
+}
+
+/** Reverses {@link escapeKeyPart}. */
+export function unescapeKeyPart(escaped: string): string {
+  return decodeURIComponent(escaped);
+}
+
+/** Throws `InvalidInputError` unless `id` is a non-empty string of well-formed Unicode. */
+export function checkId(name: string, id: unknown): asserts id is string {
+  if (typeof id !== 'string' || id === '' || LONE_SURROGATE.test(id))
+    throw new InvalidInputError(
+      `${name} must be a non-empty string of well-formed Unicode, got ${JSON.stringify(id) ?? String(id)}.`,
+    );
+}
+
+/** Throws `ConfigError` unless the prefix keeps the hash tag of the keys intact. */
+export function checkKeyPrefix(prefix: string): void {
+  if (typeof prefix !== 'string' || /[{}]/.test(prefix))
+    throw new ConfigError(
+      `keyPrefix must be a string without '{' or '}' (they would change the Redis Cluster hash tag).`,
+      {
+        field: 'keyPrefix',
+      },
+    );
+}
+
+/**
+ * The keys of a (user, agent) pair and of one of its sessions. Layout (with `P` the key prefix, ids escaped
+ * by {@link escapeKeyPart}):
+ * - `P:{user:agent}:sessions`: sorted set, the index of the pair's sessions (member `createdAtMs:session`);
+ * - `P:{user:agent}:s:session`: hash, one session record.
+ *
+ * Everything of a (user, agent) pair shares the hash tag `{user:agent}`, so one Lua script can create a
+ * record and index it atomically on Redis Cluster.
+ */
+export class RedisKeys {
+  constructor(private readonly prefix: string) {
+    checkKeyPrefix(prefix);
+  }
+
+  /** The common start of the keys of the pair: `P:{user:agent}:`. */
+  pairPrefix(userId: string, agentId: string): string {
+    return `${this.prefix}:{${escapeKeyPart(userId)}:${escapeKeyPart(agentId)}}:`;
+  }
+
+  /** The sorted set indexing the pair's sessions. */
+  index(userId: string, agentId: string): string {
+    return `${this.pairPrefix(userId, agentId)}sessions`;
+  }
+
+  /** The hash holding one session record. */
+  record(key: SessionKey): string {
+    return `${this.pairPrefix(key.userId, key.agentId)}s:${escapeKeyPart(key.sessionId)}`;
+  }
+
+  /** The index member of a session: its creation time (ms, 16 digits) and escaped id, so members sort newest last. */
+  static member(createdAtMs: number, sessionId: string): string {
+    return `${String(createdAtMs).padStart(16, '0')}:${escapeKeyPart(sessionId)}`;
+  }
+}

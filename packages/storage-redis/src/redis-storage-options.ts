@@ -1,0 +1,33 @@
+import type { Cluster, Redis, RedisOptions } from 'ioredis';
+
+/** Options of {@link RedisStorage}. Pass either `client` or connection options (`url` and/or `host`, `port`, …). */
+export interface RedisStorageOptions {
+  /**
+   * An existing ioredis `Redis` or `Cluster` instance. The storage never closes a client it did not
+   * create. For fast failures while Redis is down, create it with `enableOfflineQueue: false` and
+   * `maxRetriesPerRequest: 0` (the storage does this for the clients it creates).
+   */
+  client?: Redis | Cluster;
+  /** A `redis://` or `rediss://` URL (credentials and db included). Fields below override its parts. */
+  url?: string;
+  /** Default `127.0.0.1` (or the URL's host). */
+  host?: string;
+  /** Default `6379` (or the URL's port). */
+  port?: number;
+  /** The database index. Default `0`. */
+  db?: number;
+  /** ACL user name (Redis 6+). */
+  username?: string;
+  password?: string;
+  /** `true` for TLS with default settings, or Node TLS options. */
+  tls?: boolean | RedisOptions['tls'];
+  /** Prefix of every key. Must not contain `{` or `}`. Default `agentkit`. */
+  keyPrefix?: string;
+  /**
+   * Sliding expiry: a session (and the index of its user and agent) expires this many seconds after it
+   * was last read or written. Default: never.
+   */
+  ttlSeconds?: number;
+  /** Further ioredis options for the client the storage creates (ignored with `client`). */
+  redisOptions?: RedisOptions;
+}

@@ -1,0 +1,390 @@
+import {
+  type AgentState,
+  ConfigError,
+  InvalidInputError,
+  type JSONObject,
+  type SessionKey,
+  SessionNotFoundError,
+  type SessionRecord,
+  type SessionStore,
+  type SessionSummary,
+  StoreConnectionError,
+  StoreDataError,
+  SUPPORTED_AGENT_STATE_VERSIONS,
+  VersionConflictError,
+  type WriteOptions,
+  createAgentState,
+  parseAgentState,
+} from '@agentkit/core';
+import { type Cluster, Redis, type RedisOptions } from 'ioredis';
+import { DELETE, LIST, LOAD_AND_TOUCH, type LuaScript, SAVE } from './lua-scripts';
+import { toStoreError } from './redis-errors';
+import { RedisKeys, checkId, unescapeKeyPart } from './redis-keys';
+import type { RedisStorageOptions } from './redis-storage-options';
+
+const DEFAULT_LIST_LIMIT = 50;
+const MAX_LIST_LIMIT = 1000;
+const CURSOR = /^r1\.(\d{16}:[A-Za-z0-9_.%-]+)$/;
+
+type Fields = Record<string, string | undefined>;
+
+/**
+ * A {@link SessionStore} in Redis over ioredis: sessions keyed by (userId, agentId, sessionId), writes
+ * that compare the expected version atomically in a Lua script, optional sliding TTL, and Redis Cluster
+ * support (all keys of a user–agent pair share one hash tag). One round trip per load and per save.
+ * @example
+ * await using storage = new RedisStorage({ url: 'redis://127.0.0.1:6379' });
+ * const record = await storage.getSession('user-1', 'agent-1', 'session-1');
+ */
+export class RedisStorage implements SessionStore, AsyncDisposable {
+  /** The ioredis client in use (yours when you passed `client`). */
+  readonly client: Redis | Cluster;
+  private readonly ownsClient: boolean;
+  private readonly keys: RedisKeys;
+  private readonly ttl: number;
+  private connecting: Promise<void> | null = null;
+  private closed = false;
+
+  constructor(options: RedisStorageOptions = {}) {
+    this.keys = new RedisKeys(options.keyPrefix ?? 'agentkit');
+    const ttl = options.ttlSeconds;
+    if (ttl !== undefined && (!Number.isSafeInteger(ttl) || ttl <= 0))
+      throw new ConfigError(`ttlSeconds must be a positive integer, got ${String(ttl)}.`, {
+        field: 'ttlSeconds',
+      });
+    this.ttl = ttl ?? 0;
+    if (options.client) {
+      this.client = options.client;
+      this.ownsClient = false;
+      return;
+    }
+    const connection: RedisOptions = {
+      retryStrategy: (times) => Math.min(times * 100, 2000),
+      ...options.redisOptions,
+      // Fail fast while disconnected instead of queueing commands forever; connect on first use.
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      lazyConnect: true,
+    };
+    if (options.host !== undefined) connection.host = options.host;
+    if (options.port !== undefined) connection.port = options.port;
+    if (options.db !== undefined) connection.db = options.db;
+    if (options.username !== undefined) connection.username = options.username;
+    if (options.password !== undefined) connection.password = options.password;
+    if (options.tls) connection.tls = options.tls === true ? {} : options.tls;
+    this.client = options.url ? new Redis(options.url, connection) : new Redis(connection);
+    this.ownsClient = true;
+    // Errors surface on the commands; without a listener ioredis would print every reconnect failure.
+    this.client.on('error', () => {});
+  }
+
+  async getSession(userId: string, agentId: string, sessionId: string): Promise<SessionRecord | null> {
+    const key = sessionKey(userId, agentId, sessionId);
+    const recordKey = this.keys.record(key);
+    let fields: Fields;
+    try {
+      await this.ready();
+      if (this.ttl > 0) {
+        const flat = (await this.run(
+          LOAD_AND_TOUCH,
+          [recordKey, this.keys.index(userId, agentId)],
+          [this.ttl],
+        )) as string[];
+        fields = {};
+        for (let i = 0; i + 1 < flat.length; i += 2) fields[flat[i] as string] = flat[i + 1];
+      } else {
+        fields = await this.client.hgetall(recordKey);
+      }
+    } catch (error) {
+      throw toStoreError(error, 'getSession', key);
+    }
+    if (Object.keys(fields).length === 0) return null;
+    return parseRecord(key, fields);
+  }
+
+  async upsertSession(
+    userId: string,
+    agentId: string,
+    sessionId: string,
+    data: { state?: AgentState; metadata?: JSONObject } & WriteOptions = {},
+  ): Promise<SessionRecord> {
+    const key = sessionKey(userId, agentId, sessionId);
+    const stateJson = data.state === undefined ? '' : serializeState(data.state);
+    const metaJson = data.metadata === undefined ? '' : serializeMetadata(data.metadata);
+    const fresh = stateJson === '' ? JSON.stringify(createAgentState({ sessionId })) : '';
+    return this.save(
+      'upsertSession',
+      key,
+      checkExpectedVersion(data.expectedVersion),
+      stateJson,
+      metaJson,
+      fresh,
+      data.state,
+    );
+  }
+
+  async updateSessionState(
+    userId: string,
+    agentId: string,
+    sessionId: string,
+    state: AgentState,
+    options: WriteOptions = {},
+  ): Promise<SessionRecord> {
+    const key = sessionKey(userId, agentId, sessionId);
+    const stateJson = serializeState(state);
+    return this.save(
+      'updateSessionState',
+      key,
+      checkExpectedVersion(options.expectedVersion),
+      stateJson,
+      '',
+      '',
+      state,
+    );
+  }
+
+  async listSessions(
+    userId: string,
+    agentId: string,
+    options: { limit?: number; cursor?: string | null } = {},
+  ): Promise<{ sessions: SessionSummary[]; cursor: string | null }> {
+    checkId('userId', userId);
+    checkId('agentId', agentId);
+    const limit = checkLimit(options.limit);
+    let bound = '+';
+    if (options.cursor != null) {
+      const match = typeof options.cursor === 'string' ? CURSOR.exec(options.cursor) : null;
+      if (!match)
+        throw new InvalidInputError(
+          `Invalid listSessions cursor ${JSON.stringify(options.cursor)}: pass the cursor of the previous page or null.`,
+        );
+      bound = `(${match[1]}`;
+    }
+    let flat: string[];
+    try {
+      await this.ready();
+      const prefix = `${this.clientKeyPrefix()}${this.keys.pairPrefix(userId, agentId)}s:`;
+      flat = (await this.run(LIST, [this.keys.index(userId, agentId)], [limit, bound, prefix])) as string[];
+    } catch (error) {
+      throw toStoreError(error, 'listSessions');
+    }
+    const sessions: SessionSummary[] = [];
+    let last = '';
+    for (let i = 0; i + 4 < flat.length && sessions.length < limit; i += 5) {
+      const member = flat[i] as string;
+      const session = { userId, agentId, sessionId: unescapeKeyPart(member.slice(member.indexOf(':') + 1)) };
+      sessions.push(
+        parseSummary(session, { v: flat[i + 1], c: flat[i + 2], u: flat[i + 3], m: flat[i + 4] }),
+      );
+      last = member;
+    }
+    return { sessions, cursor: flat.length > limit * 5 ? `r1.${last}` : null };
+  }
+
+  async deleteSession(userId: string, agentId: string, sessionId: string): Promise<boolean> {
+    const key = sessionKey(userId, agentId, sessionId);
+    try {
+      await this.ready();
+      return (await this.run(DELETE, [this.keys.record(key), this.keys.index(userId, agentId)], [])) === 1;
+    } catch (error) {
+      throw toStoreError(error, 'deleteSession', key);
+    }
+  }
+
+  /** Closes the connection if the storage created it (a client you passed stays open). Idempotent. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (!this.ownsClient) return;
+    const client = this.client as Redis;
+    if (client.status === 'end') return;
+    if (client.status !== 'ready') {
+      // Connecting or between reconnection attempts: stop it; nothing is pending on the wire.
+      client.disconnect();
+      return;
+    }
+    const ended = new Promise((resolve) => client.once('end', resolve));
+    try {
+      await client.quit();
+    } catch {
+      client.disconnect();
+    }
+    await Promise.race([ended, new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
+  }
+
+  /** `await using storage = new RedisStorage(…)` closes it at the end of the scope. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  private async save(
+    operation: string,
+    key: SessionKey,
+    expected: number | undefined,
+    stateJson: string,
+    metaJson: string,
+    freshJson: string,
+    state: AgentState | undefined,
+  ): Promise<SessionRecord> {
+    const now = new Date();
+    const iso = now.toISOString();
+    let result: unknown[];
+    try {
+      await this.ready();
+      result = (await this.run(
+        SAVE,
+        [this.keys.record(key), this.keys.index(key.userId, key.agentId)],
+        [
+          operation === 'upsertSession' ? 'upsert' : 'update',
+          expected === undefined ? '' : String(expected),
+          iso,
+          RedisKeys.member(now.getTime(), key.sessionId),
+          metaJson,
+          stateJson,
+          freshJson,
+          this.ttl,
+        ],
+      )) as unknown[];
+    } catch (error) {
+      throw toStoreError(error, operation, key);
+    }
+    const [status, a, createdAt, updatedAt, keptMeta, keptState] = result as [
+      string,
+      unknown,
+      string,
+      string,
+      string,
+      string,
+    ];
+    if (status === 'NOT_FOUND') throw new SessionNotFoundError(key);
+    if (status === 'CONFLICT')
+      throw new VersionConflictError(key, expected ?? 0, a === '' ? null : Number(a));
+    if (status === 'CORRUPT') throw new StoreDataError(key, String(a));
+    return parseRecord(
+      key,
+      {
+        v: String(a),
+        c: createdAt,
+        u: updatedAt,
+        m: metaJson || keptMeta || '{}',
+        s: stateJson ? undefined : keptState || freshJson,
+      },
+      state,
+    );
+  }
+
+  private async ready(): Promise<void> {
+    if (this.closed) throw new StoreConnectionError('The RedisStorage is closed.');
+    if (!this.ownsClient) return;
+    const client = this.client as Redis;
+    if (client.status === 'wait')
+      this.connecting ??= client.connect().finally(() => (this.connecting = null));
+    if (this.connecting) await this.connecting;
+  }
+
+  private async run(script: LuaScript, keys: string[], args: Array<string | number>): Promise<unknown> {
+    try {
+      return await this.client.evalsha(script.sha, keys.length, ...keys, ...args);
+    } catch (error) {
+      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
+      return await this.client.eval(script.lua, keys.length, ...keys, ...args);
+    }
+  }
+
+  /** ioredis prefixes the declared keys of a script with its `keyPrefix`; keys built inside Lua need it too. */
+  private clientKeyPrefix(): string {
+    return (this.client.options as { keyPrefix?: string }).keyPrefix ?? '';
+  }
+}
+
+function sessionKey(userId: string, agentId: string, sessionId: string): SessionKey {
+  checkId('userId', userId);
+  checkId('agentId', agentId);
+  checkId('sessionId', sessionId);
+  return { userId, agentId, sessionId };
+}
+
+function checkExpectedVersion(v: unknown): number | undefined {
+  if (v === undefined) return undefined;
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0)
+    throw new InvalidInputError(`expectedVersion must be an integer ≥ 0, got ${String(v)}.`);
+  return v;
+}
+
+function checkLimit(limit: unknown): number {
+  if (limit === undefined) return DEFAULT_LIST_LIMIT;
+  if (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit < 1)
+    throw new InvalidInputError(`limit must be a positive integer, got ${String(limit)}.`);
+  return Math.min(limit, MAX_LIST_LIMIT);
+}
+
+function serializeMetadata(metadata: unknown): string {
+  if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata))
+    throw new InvalidInputError('metadata must be a JSON object.');
+  try {
+    return JSON.stringify(metadata);
+  } catch (cause) {
+    throw new InvalidInputError(`metadata is not JSON-serialisable: ${(cause as Error).message}`);
+  }
+}
+
+/** A cheap top-level check (the full check runs on load), then the one `JSON.stringify` of the save path. */
+function serializeState(state: unknown): string {
+  const s = state as Partial<AgentState> | null;
+  if (
+    typeof s !== 'object' ||
+    s === null ||
+    Array.isArray(s) ||
+    typeof s.schemaVersion !== 'number' ||
+    !SUPPORTED_AGENT_STATE_VERSIONS.includes(s.schemaVersion) ||
+    typeof s.sessionId !== 'string' ||
+    !Array.isArray(s.context)
+  )
+    throw new InvalidInputError(
+      'state must be an AgentState (an object with a supported schemaVersion, a sessionId and a context array).',
+    );
+  try {
+    return JSON.stringify(s);
+  } catch (cause) {
+    throw new InvalidInputError(`state is not JSON-serialisable: ${(cause as Error).message}`);
+  }
+}
+
+function parseSummary(key: SessionKey, f: Fields): SessionSummary {
+  const version = Number(f.v);
+  if (!Number.isSafeInteger(version) || version < 1)
+    throw new StoreDataError(key, `its version ${JSON.stringify(f.v ?? null)} is not a positive integer.`);
+  for (const [field, name] of [
+    ['c', 'createdAt'],
+    ['u', 'updatedAt'],
+  ] as const)
+    if (!f[field] || Number.isNaN(Date.parse(f[field] as string)))
+      throw new StoreDataError(key, `its ${name} ${JSON.stringify(f[field] ?? null)} is not a timestamp.`);
+  let metadata: unknown;
+  try {
+    metadata = JSON.parse(f.m ?? '');
+  } catch (cause) {
+    throw new StoreDataError(key, 'its metadata is not valid JSON.', { cause });
+  }
+  if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata))
+    throw new StoreDataError(key, 'its metadata is not a JSON object.');
+  return {
+    ...key,
+    version,
+    createdAt: f.c as string,
+    updatedAt: f.u as string,
+    metadata: metadata as JSONObject,
+  };
+}
+
+/** Validates a stored record; `state`, when given, is the state just written (not parsed again). */
+function parseRecord(key: SessionKey, f: Fields, state?: AgentState): SessionRecord {
+  const summary = parseSummary(key, f);
+  if (state) return { ...summary, state };
+  if (f.s === undefined) throw new StoreDataError(key, 'it has no state.');
+  try {
+    return { ...summary, state: parseAgentState(f.s) };
+  } catch (cause) {
+    throw new StoreDataError(key, (cause as Error).message, { cause });
+  }
+}
