@@ -9,7 +9,7 @@ export function warnContextBufferRatioDeprecated(): void {
   warned = true;
   const message =
     "injection({ contextBufferRatio }) is deprecated: set 'contextBufferRatio' on the context configuration " +
-      '(@agentkit/context) instead. The injection value still applies and overrides the context value.';
+    '(@agentkit/context) instead. The injection value still applies and overrides the context value.';
   if (typeof process !== 'undefined' && typeof process.emitWarning === 'function')
     process.emitWarning(message, { type: 'DeprecationWarning', code: CONTEXT_BUFFER_RATIO_DEPRECATION_CODE });
   else console.warn(`DeprecationWarning: ${message}`);

@@ -1,5 +1,9 @@
 export { injection, INJECTION_PLUGIN_NAME } from './injection-plugin';
-export { resolveInjectionConfig, type InjectionConfig, type ResolvedInjectionConfig } from './injection-config';
+export {
+  resolveInjectionConfig,
+  type InjectionConfig,
+  type ResolvedInjectionConfig,
+} from './injection-config';
 export {
   collectRuntimeState,
   renderRuntimeState,
@@ -10,7 +14,14 @@ export {
 export { scanContext, hintText, type ContextScan } from './scan-context';
 export { findRepeatedToolError, normalizeToolArguments, type RepeatedToolError } from './repeated-tool-error';
 export { readRecordedTime } from './recorded-time';
-export { checkTimeFormat, formatTime, parseTime, type ParsedTime, type WallTime, type ZonedWallTime } from './time-format';
+export {
+  checkTimeFormat,
+  formatTime,
+  parseTime,
+  type ParsedTime,
+  type WallTime,
+  type ZonedWallTime,
+} from './time-format';
 export { instantOfWallTime, isValidTimeZone, wallTimeAsUtc, wallTimeIn } from './time-zone';
 export { CONTEXT_BUFFER_RATIO_DEPRECATION_CODE } from './deprecation';
 export {

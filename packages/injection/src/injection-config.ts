@@ -83,7 +83,9 @@ const KNOWN = new Set([
 ]);
 
 function fail(field: string, message: string): never {
-  throw new ConfigError(`Invalid injection configuration: '${field}' ${message}.`, { field: `injection.${field}` });
+  throw new ConfigError(`Invalid injection configuration: '${field}' ${message}.`, {
+    field: `injection.${field}`,
+  });
 }
 
 /**
@@ -110,7 +112,8 @@ export function resolveInjectionConfig(config: InjectionConfig = {}): ResolvedIn
   };
 
   const timezone = str('timezone', 'UTC');
-  if (timezone.trim() === '') fail('timezone', "must be an IANA timezone name such as 'UTC' or 'Asia/Shanghai'");
+  if (timezone.trim() === '')
+    fail('timezone', "must be an IANA timezone name such as 'UTC' or 'Asia/Shanghai'");
 
   const timeFormat = str('timeFormat', '%Y-%m-%dT%H:%M:%S');
   const formatProblem = checkTimeFormat(timeFormat);
@@ -125,10 +128,14 @@ export function resolveInjectionConfig(config: InjectionConfig = {}): ResolvedIn
     fail('toolRetriesLimit', 'must be an integer ≥ 3');
 
   const template = str('template', DEFAULT_TEMPLATE);
-  if (!template.includes('{runtime_state}')) fail('template', "must contain the '{runtime_state}' placeholder");
+  if (!template.includes('{runtime_state}'))
+    fail('template', "must contain the '{runtime_state}' placeholder");
 
   const taskToolNames = config.taskToolNames;
-  if (taskToolNames !== undefined && (!Array.isArray(taskToolNames) || !taskToolNames.every((n) => typeof n === 'string')))
+  if (
+    taskToolNames !== undefined &&
+    (!Array.isArray(taskToolNames) || !taskToolNames.every((n) => typeof n === 'string'))
+  )
     fail('taskToolNames', 'must be an array of tool names');
 
   const extraFields = config.extraFields ?? {};

@@ -1,6 +1,10 @@
 import { ConfigError, definePlugin, type Msg, type Plugin, type PluginContext } from '@agentkit/core';
 import { warnContextBufferRatioDeprecated } from './deprecation';
-import { type InjectionConfig, type ResolvedInjectionConfig, resolveInjectionConfig } from './injection-config';
+import {
+  type InjectionConfig,
+  type ResolvedInjectionConfig,
+  resolveInjectionConfig,
+} from './injection-config';
 import { collectRuntimeState, renderRuntimeState } from './runtime-state';
 import { isValidTimeZone } from './time-zone';
 
@@ -44,9 +48,13 @@ export function injection(config: InjectionConfig = {}): Plugin {
       if (resolved.contextBufferRatio !== undefined && compression)
         compression.contextBufferRatio = resolved.contextBufferRatio;
       const trigger = compression?.triggerRatio ?? DEFAULT_TRIGGER_RATIO;
-      const buffer = compression?.contextBufferRatio ?? resolved.contextBufferRatio ?? DEFAULT_CONTEXT_BUFFER_RATIO;
+      const buffer =
+        compression?.contextBufferRatio ?? resolved.contextBufferRatio ?? DEFAULT_CONTEXT_BUFFER_RATIO;
       if (resolved.injectRuntimeState && !(buffer < trigger)) {
-        const field = resolved.contextBufferRatio !== undefined ? 'injection.contextBufferRatio' : 'context.contextBufferRatio';
+        const field =
+          resolved.contextBufferRatio !== undefined
+            ? 'injection.contextBufferRatio'
+            : 'context.contextBufferRatio';
         throw new ConfigError(
           `Invalid configuration: '${field}' (${buffer}) must be smaller than the compression trigger ratio (${trigger}).`,
           { field },
@@ -76,7 +84,9 @@ export function injection(config: InjectionConfig = {}): Plugin {
               contextSize: ctx.model.contextSize,
               triggerRatio: compression?.triggerRatio ?? DEFAULT_TRIGGER_RATIO,
               contextBufferRatio:
-                compression?.contextBufferRatio ?? resolved.contextBufferRatio ?? DEFAULT_CONTEXT_BUFFER_RATIO,
+                compression?.contextBufferRatio ??
+                resolved.contextBufferRatio ??
+                DEFAULT_CONTEXT_BUFFER_RATIO,
               compressionToolEnabled: compression?.compressionToolEnabled ?? false,
             };
           },

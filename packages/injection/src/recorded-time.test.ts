@@ -13,7 +13,9 @@ describe('readRecordedTime', () => {
   it('falls back to the configured zone, then UTC', () => {
     const hint = '<current-time>2026-07-01T19:50:00</current-time>';
     expect(iso(readRecordedTime(hint, F, 'Asia/Shanghai'))).toBe('2026-07-01T11:50:00.000Z');
-    expect(iso(readRecordedTime(`${hint}<timezone>Mars/Olympus_Mons</timezone>`, F, 'UTC'))).toBe('2026-07-01T19:50:00.000Z');
+    expect(iso(readRecordedTime(`${hint}<timezone>Mars/Olympus_Mons</timezone>`, F, 'UTC'))).toBe(
+      '2026-07-01T19:50:00.000Z',
+    );
   });
 
   it('prefers an offset or zone name in the time itself', () => {

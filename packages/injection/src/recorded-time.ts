@@ -11,13 +11,16 @@ export function readRecordedTime(hint: string, timeFormat: string, fallbackTimeZ
   if (time === undefined) return null;
   const parsed = parseTime(time.trim(), timeFormat);
   if (!parsed) return null;
-  if (parsed.offsetMinutes !== undefined) return new Date(wallTimeAsUtc(parsed.wall) - parsed.offsetMinutes * 60_000);
+  if (parsed.offsetMinutes !== undefined)
+    return new Date(wallTimeAsUtc(parsed.wall) - parsed.offsetMinutes * 60_000);
   const gmt = parsed.zoneName ? /^(?:GMT|UTC)([+-])(\d{1,2})(?::?(\d{2}))?$/i.exec(parsed.zoneName) : null;
   if (gmt) {
     const minutes = Number(gmt[2]) * 60 + Number(gmt[3] ?? 0);
     return new Date(wallTimeAsUtc(parsed.wall) - (gmt[1] === '-' ? -minutes : minutes) * 60_000);
   }
   const recordedZone = /<timezone>(.*?)<\/timezone>/.exec(hint)?.[1]?.trim();
-  const zone = [parsed.zoneName, recordedZone, fallbackTimeZone].find((z) => z !== undefined && isValidTimeZone(z));
+  const zone = [parsed.zoneName, recordedZone, fallbackTimeZone].find(
+    (z) => z !== undefined && isValidTimeZone(z),
+  );
   return zone ? instantOfWallTime(parsed.wall, zone) : new Date(wallTimeAsUtc(parsed.wall));
 }

@@ -8,7 +8,14 @@ function round(name: string, input: string, state: 'success' | 'error'): Content
   const id = `call_${++n}`;
   return [
     { type: 'tool_call', id, name, input, state: 'finished' },
-    { type: 'tool_result', id, name, output: [{ type: 'text', id: `t${n}`, text: state }], state, metadata: {} },
+    {
+      type: 'tool_result',
+      id,
+      name,
+      output: [{ type: 'text', id: `t${n}`, text: state }],
+      state,
+      metadata: {},
+    },
   ];
 }
 const reply = (...rounds: ContentBlock[][]): Msg => assistantMsg(rounds.flat(), { name: 'Friday' });
@@ -34,22 +41,40 @@ describe('findRepeatedToolError', () => {
   });
 
   it('case 15: a trailing success → none', () => {
-    const msg = reply(...Array.from({ length: 3 }, () => round('echo', '{}', 'error')), round('echo', '{}', 'success'));
+    const msg = reply(
+      ...Array.from({ length: 3 }, () => round('echo', '{}', 'error')),
+      round('echo', '{}', 'success'),
+    );
     expect(findRepeatedToolError(msg, 3)).toBeNull();
   });
 
   it('case 16: invalid-JSON arguments are compared trimmed', () => {
-    const msg = reply(round('echo', '{not json', 'error'), round('echo', '  {not json\n', 'error'), round('echo', '{not json ', 'error'));
+    const msg = reply(
+      round('echo', '{not json', 'error'),
+      round('echo', '  {not json\n', 'error'),
+      round('echo', '{not json ', 'error'),
+    );
     expect(findRepeatedToolError(msg, 3)).toEqual({ toolName: 'echo', count: 3 });
-    const other = reply(round('echo', '{not json', 'error'), round('echo', '{not  json', 'error'), round('echo', '{not json', 'error'));
+    const other = reply(
+      round('echo', '{not json', 'error'),
+      round('echo', '{not  json', 'error'),
+      round('echo', '{not json', 'error'),
+    );
     expect(findRepeatedToolError(other, 3)).toBeNull();
   });
 
   it('a success or another tool inside the run resets the streak; the count keeps growing', () => {
     const fail = () => round('echo', '{"x":1}', 'error');
-    expect(findRepeatedToolError(reply(fail(), fail(), round('echo', '{"x":1}', 'success'), fail(), fail()), 3)).toBeNull();
-    expect(findRepeatedToolError(reply(fail(), fail(), round('Bash', '{"x":1}', 'error'), fail(), fail()), 3)).toBeNull();
-    expect(findRepeatedToolError(reply(...Array.from({ length: 8 }, fail)), 3)).toEqual({ toolName: 'echo', count: 8 });
+    expect(
+      findRepeatedToolError(reply(fail(), fail(), round('echo', '{"x":1}', 'success'), fail(), fail()), 3),
+    ).toBeNull();
+    expect(
+      findRepeatedToolError(reply(fail(), fail(), round('Bash', '{"x":1}', 'error'), fail(), fail()), 3),
+    ).toBeNull();
+    expect(findRepeatedToolError(reply(...Array.from({ length: 8 }, fail)), 3)).toEqual({
+      toolName: 'echo',
+      count: 8,
+    });
   });
 
   it('counts only the newest calls that share the newest arguments', () => {
@@ -61,21 +86,37 @@ describe('findRepeatedToolError', () => {
     );
     expect(findRepeatedToolError(msg, 3)).toEqual({ toolName: 'echo', count: 3 });
     expect(findRepeatedToolError(msg, 4)).toBeNull();
-    const mixed = reply(round('echo', '{"x":2}', 'error'), round('echo', '{"x":1}', 'error'), round('echo', '{"x":2}', 'error'));
+    const mixed = reply(
+      round('echo', '{"x":2}', 'error'),
+      round('echo', '{"x":1}', 'error'),
+      round('echo', '{"x":2}', 'error'),
+    );
     expect(findRepeatedToolError(mixed, 3)).toBeNull();
   });
 
   it('ignores denied or interrupted results at the end and a missing message', () => {
     const denied = round('echo', '{}', 'error');
     (denied[1] as { state: string }).state = 'denied';
-    expect(findRepeatedToolError(reply(round('echo', '{}', 'error'), round('echo', '{}', 'error'), round('echo', '{}', 'error'), denied), 3)).toBeNull();
+    expect(
+      findRepeatedToolError(
+        reply(
+          round('echo', '{}', 'error'),
+          round('echo', '{}', 'error'),
+          round('echo', '{}', 'error'),
+          denied,
+        ),
+        3,
+      ),
+    ).toBeNull();
     expect(findRepeatedToolError(undefined, 3)).toBeNull();
   });
 });
 
 describe('normalizeToolArguments', () => {
   it('sorts keys and drops whitespace; trims what is not JSON', () => {
-    expect(normalizeToolArguments('{ "b": 1, "a": [ {"d": 2, "c": 3} ] }')).toBe('{"a":[{"c":3,"d":2}],"b":1}');
+    expect(normalizeToolArguments('{ "b": 1, "a": [ {"d": 2, "c": 3} ] }')).toBe(
+      '{"a":[{"c":3,"d":2}],"b":1}',
+    );
     expect(normalizeToolArguments('  nope  ')).toBe('nope');
     expect(normalizeToolArguments(undefined)).toBe('');
     expect(normalizeToolArguments('"x"')).toBe('"x"');

@@ -41,7 +41,7 @@ export function findRepeatedToolError(message: Msg | undefined, limit: number): 
   if (!message) return null;
   const results = message.content.filter((b) => b.type === 'tool_result');
   const last = results[results.length - 1];
-  if (!last || last.state !== 'error') return null;
+  if (last?.state !== 'error') return null;
   const toolName = last.name;
   const streak: string[] = [];
   for (let i = results.length - 1; i >= 0; i--) {

@@ -19,7 +19,10 @@ describe('scanContext', () => {
       userMsg('hi'),
       assistantMsg([hint('<current-time>new</current-time>')]),
     ];
-    expect(scanContext(context, opts)).toEqual({ lastTimeText: '<current-time>new</current-time>', awareOfTasks: true });
+    expect(scanContext(context, opts)).toEqual({
+      lastTimeText: '<current-time>new</current-time>',
+      awareOfTasks: true,
+    });
   });
 
   it('ignores hints from other sources', () => {
@@ -28,7 +31,13 @@ describe('scanContext', () => {
   });
 
   it('counts task tool calls as awareness, and no unfinished tasks as awareness', () => {
-    const call = { type: 'tool_call' as const, id: 'c', name: 'TaskList', input: '{}', state: 'finished' as const };
+    const call = {
+      type: 'tool_call' as const,
+      id: 'c',
+      name: 'TaskList',
+      input: '{}',
+      state: 'finished' as const,
+    };
     expect(scanContext([assistantMsg([call])], opts).awareOfTasks).toBe(true);
     expect(scanContext([assistantMsg([{ ...call, name: 'Bash' }])], opts).awareOfTasks).toBe(false);
     expect(scanContext([], { ...opts, hasUnfinishedTasks: false }).awareOfTasks).toBe(true);

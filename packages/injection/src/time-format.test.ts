@@ -18,7 +18,16 @@ describe('formatTime', () => {
   });
 
   it('formats names, 12-hour clock, day of year, offset, zone and %%', () => {
-    const t: ZonedWallTime = { ...noon, month: 2, day: 3, hour: 20, minute: 5, second: 9, offsetMinutes: 480, zoneName: 'GMT+8' };
+    const t: ZonedWallTime = {
+      ...noon,
+      month: 2,
+      day: 3,
+      hour: 20,
+      minute: 5,
+      second: 9,
+      offsetMinutes: 480,
+      zoneName: 'GMT+8',
+    };
     expect(formatTime(t, '%a %A %b %B %d %y %I:%M:%S %p %j %z %Z 100%%')).toBe(
       'Tue Tuesday Feb February 03 26 08:05:09 PM 034 +0800 GMT+8 100%',
     );

@@ -47,7 +47,25 @@ const MONTHS = [
   'December',
 ];
 const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
-const SUPPORTED = new Set(['Y', 'y', 'm', 'd', 'H', 'I', 'M', 'S', 'p', 'j', 'b', 'B', 'a', 'A', 'z', 'Z', '%']);
+const SUPPORTED = new Set([
+  'Y',
+  'y',
+  'm',
+  'd',
+  'H',
+  'I',
+  'M',
+  'S',
+  'p',
+  'j',
+  'b',
+  'B',
+  'a',
+  'A',
+  'z',
+  'Z',
+  '%',
+]);
 
 /** The directives of a format, in order (`%%` included). Throws on a dangling `%`. */
 function directives(format: string): string[] {
@@ -198,7 +216,8 @@ function compile(format: string): { regex: RegExp; order: string[] } {
   return hit;
 }
 
-const monthIndex = (name: string) => MONTHS.findIndex((m) => m.toLowerCase().startsWith(name.toLowerCase())) + 1;
+const monthIndex = (name: string) =>
+  MONTHS.findIndex((m) => m.toLowerCase().startsWith(name.toLowerCase())) + 1;
 
 /**
  * Parses `text` with `format` like Python's `strptime` (fields missing from the format default to

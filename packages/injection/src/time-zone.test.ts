@@ -11,7 +11,14 @@ describe('time zones', () => {
 
   it('gives the wall-clock time and offset of an instant', () => {
     const instant = new Date('2026-07-01T12:00:00.750Z');
-    expect(wallTimeIn(instant, 'UTC')).toMatchObject({ year: 2026, month: 7, day: 1, hour: 12, second: 0, offsetMinutes: 0 });
+    expect(wallTimeIn(instant, 'UTC')).toMatchObject({
+      year: 2026,
+      month: 7,
+      day: 1,
+      hour: 12,
+      second: 0,
+      offsetMinutes: 0,
+    });
     expect(wallTimeIn(instant, 'Asia/Shanghai')).toMatchObject({ hour: 20, offsetMinutes: 480 });
     expect(wallTimeIn(instant, 'America/New_York')).toMatchObject({ hour: 8, offsetMinutes: -240 });
     expect(wallTimeIn(new Date('2026-01-01T03:00:00Z'), 'America/New_York')).toMatchObject({
