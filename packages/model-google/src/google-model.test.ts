@@ -446,6 +446,13 @@ describe('GoogleModel over @google/genai against a Gemini wire-format server', (
     expect(safety).toMatchObject({ errorType: 'invalid_request', retryable: false });
   });
 
+  it('reports a stream event that is not JSON as upstream', async () => {
+    server.reply({ events: [textStream[0], '{"candidates": [{"content": {"parts": [{"text": "x"'] });
+    const { chunks, error } = await failure(model().stream(request([userMsg('hi')])));
+    expect(chunks).toEqual([{ type: 'text', delta: 'Hello' }]);
+    expect(error).toMatchObject({ errorType: 'upstream' });
+  });
+
   it('reports an unreachable server as connection', async () => {
     const gone = server.baseUrl;
     await server.close();

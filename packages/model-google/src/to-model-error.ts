@@ -77,7 +77,10 @@ export function toModelError(error: unknown): ModelError {
   }
   if (error instanceof Error && truncatedStream.test(error.message))
     return new ModelError('connection', genericMessage('connection'), { cause: error });
-  if (error instanceof Error && error.message.startsWith('exception parsing stream chunk'))
+  if (
+    error instanceof SyntaxError ||
+    (error instanceof Error && error.message.startsWith('exception parsing stream chunk'))
+  )
     return new ModelError('upstream', 'Gemini sent a stream event that is not valid JSON.', { cause: error });
   const info = classifyError(error);
   if (info.type === 'connection') return new ModelError('connection', info.message, { cause: error });

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 
 /** One scripted answer of the fake Gemini server. */
 export type ScriptedReply =
-  /** An SSE stream of response objects; `dropAfter` sends that many events and half the next, then destroys the socket; `truncateAfter` does the same but ends the response cleanly; `hangAfter` stops writing and waits for the client to go away. */
+  /** An SSE stream of response objects (a string is sent as is); `dropAfter` sends that many events and half the next, then destroys the socket; `truncateAfter` does the same but ends the response cleanly; `hangAfter` stops writing and waits for the client to go away. */
   | { events: unknown[]; delayMs?: number; dropAfter?: number; truncateAfter?: number; hangAfter?: number }
   /** A JSON error (or any JSON) with an HTTP status. */
   | { status: number; body: unknown; headers?: Record<string, string> };
@@ -84,7 +84,7 @@ export async function startGeminiServer(): Promise<GeminiTestServer> {
         return;
       }
       if (next.delayMs) await sleep(next.delayMs);
-      res.write(`data: ${JSON.stringify(event)}\r\n\r\n`);
+      res.write(`data: ${typeof event === 'string' ? event : JSON.stringify(event)}\r\n\r\n`);
     }
     res.end();
   };
