@@ -351,6 +351,23 @@ describe('GoogleModel over @google/genai against a Gemini wire-format server', (
     expect((auth as ModelError).message).not.toContain('OAuth');
   });
 
+  it('classifies 403, 404 and 422 by status', async () => {
+    const body = (code: number, status: string) => ({ error: { code, message: 'x', status } });
+    server.reply(
+      { status: 403, body: body(403, 'PERMISSION_DENIED') },
+      { status: 404, body: body(404, 'NOT_FOUND') },
+      { status: 422, body: body(422, 'FAILED_PRECONDITION') },
+    );
+    const types = [];
+    for (let i = 0; i < 3; i++) types.push((await failure(model().stream(request([userMsg('hi')])))).error);
+    expect(types).toMatchObject([
+      { errorType: 'permission', status: 403, retryable: false },
+      { errorType: 'invalid_request', status: 404, retryable: false },
+      { errorType: 'invalid_request', status: 422, retryable: false },
+    ]);
+    expect((types[1] as ModelError).message).toContain('NOT_FOUND');
+  });
+
   it("classifies Gemini's 400 API_KEY_INVALID as authentication", async () => {
     server.reply({ status: 400, body: errorApiKey });
     const { error } = await failure(model().stream(request([userMsg('hi')])));
