@@ -7,6 +7,7 @@ import {
   createAgentState,
   definePlugin,
   defineTool,
+  externalExecutionResult,
   type HintBlock,
   type HintBlockEvent,
   type Plugin,
@@ -399,5 +400,49 @@ describe('a resumed agent keeps deciding from its context', () => {
     expect(later.hints).toEqual([
       wrap('<current-time>2026-07-01T13:00:00</current-time>\n<timezone>UTC</timezone>'),
     ]);
+  });
+
+  it('continues a failure streak across pauses, each resumed in a new agent from JSON', async () => {
+    const echo = defineTool({
+      name: 'echo',
+      description: 'Echo',
+      inputSchema: { type: 'object' },
+      external: true,
+    });
+    let state: AgentState | undefined;
+    const hintsPerRun: string[][] = [];
+    for (let i = 0; i < 4; i++) {
+      const script: ScriptedResponse[] =
+        i < 3 ? [[toolCallChunk('echo', { a: 1 }, `call_${i}`)]] : [textChunks('giving up')];
+      const agent = new Agent({
+        name: 'Friday',
+        model: new ScriptedModel(script),
+        tools: [echo],
+        plugins: [injection({ now: () => FROZEN_NOW })],
+        state,
+      });
+      const input =
+        i === 0
+          ? 'hi'
+          : externalExecutionResult([
+              { id: `call_${i - 1}`, output: [{ type: 'text', id: `r${i}`, text: 'boom' }], state: 'error' },
+            ]);
+      const hints: string[] = [];
+      for await (const e of agent.replyStream(input))
+        if ((e as AgentEvent).type === 'HINT_BLOCK') hints.push(String((e as HintBlockEvent).hint));
+      hintsPerRun.push(hints);
+      state = JSON.parse(JSON.stringify(agent.state));
+    }
+    expect(hintsPerRun).toEqual([
+      [wrap(TIME)],
+      [],
+      [],
+      [
+        wrap(
+          "<tool-error>The last 3 calls to 'echo' with the same arguments all failed. Stop retrying the same call as-is, check the error message and try a different approach.</tool-error>",
+        ),
+      ],
+    ]);
+    expect(state!.context.filter((m) => m.role === 'assistant')).toHaveLength(1);
   });
 });
