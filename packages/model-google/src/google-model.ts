@@ -93,7 +93,9 @@ function validate(options: GoogleModelOptions): void {
  * {@link createGoogleModel}.
  */
 export class GoogleModel implements ChatModel {
+  /** The Gemini model name, as given. */
   readonly name: string;
+  /** The context window in tokens (the `contextSize` option, else from the model name). */
   readonly contextSize: number;
   /** The SDK client the model calls. */
   readonly client: GoogleGenAI;
@@ -130,6 +132,10 @@ export class GoogleModel implements ChatModel {
     };
   }
 
+  /**
+   * Streams one response through `models.generateContentStream`. Throws a classified `ModelError` on
+   * failure; when `request.signal` aborts, the HTTP stream is cancelled and the signal's reason is thrown.
+   */
   async *stream(request: ModelRequest): AsyncIterable<ModelChunk> {
     const { signal } = request;
     signal.throwIfAborted();
