@@ -2,16 +2,22 @@ import type { WallTime, ZonedWallTime } from './time-format';
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 const nameFormatters = new Map<string, Intl.DateTimeFormat>();
+const validity = new Map<string, boolean>();
 
 /** Whether `timeZone` is an IANA name (or alias) this runtime knows. */
 export function isValidTimeZone(timeZone: string): boolean {
-  if (timeZone.trim() === '') return false;
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone });
-    return true;
-  } catch {
-    return false;
+  const known = validity.get(timeZone);
+  if (known !== undefined) return known;
+  let valid = timeZone.trim() !== '';
+  if (valid) {
+    try {
+      new Intl.DateTimeFormat('en-US', { timeZone });
+    } catch {
+      valid = false;
+    }
   }
+  if (validity.size < 1000) validity.set(timeZone, valid);
+  return valid;
 }
 
 function formatter(timeZone: string): Intl.DateTimeFormat {
