@@ -54,12 +54,16 @@ describe('context configuration', () => {
     expect(fieldOf(() => contextPlugin({ compressionPrompt: ' ' }))).toBe('compressionPrompt');
     expect(fieldOf(() => contextPlugin({ summarySchema: { type: 'string' } }))).toBe('summarySchema');
     expect(fieldOf(() => contextPlugin({ summaryTemplate: '{nope}' }))).toBe('summaryTemplate');
-    expect(fieldOf(() => contextPlugin({ compressionToolEnabled: 'yes' as never }))).toBe('compressionToolEnabled');
+    expect(fieldOf(() => contextPlugin({ compressionToolEnabled: 'yes' as never }))).toBe(
+      'compressionToolEnabled',
+    );
     expect(fieldOf(() => contextPlugin({ offloader: {} as never }))).toBe('offloader');
   });
 
   it('accepts the boundaries', () => {
-    expect(resolveContextConfig({ triggerRatio: 0.9, reserveRatio: 0.89, contextBufferRatio: 0 })).toMatchObject({
+    expect(
+      resolveContextConfig({ triggerRatio: 0.9, reserveRatio: 0.89, contextBufferRatio: 0 }),
+    ).toMatchObject({
       triggerRatio: 0.9,
       reserveRatio: 0.89,
       contextBufferRatio: 0,
@@ -68,13 +72,18 @@ describe('context configuration', () => {
 
   it('merges a per-call configuration over a base and validates the result', () => {
     const base = resolveContextConfig({ triggerRatio: 0.6, reserveRatio: 0.2 });
-    expect(resolveContextConfig({ reserveRatio: 0.3 }, base)).toMatchObject({ triggerRatio: 0.6, reserveRatio: 0.3 });
+    expect(resolveContextConfig({ reserveRatio: 0.3 }, base)).toMatchObject({
+      triggerRatio: 0.6,
+      reserveRatio: 0.3,
+    });
     expect(fieldOf(() => resolveContextConfig({ reserveRatio: 0.7 }, base))).toBe('reserveRatio');
   });
 
   it('mounts the CompressContext tool only when enabled', () => {
     expect(contextPlugin().tools).toEqual([]);
-    expect(contextPlugin({ compressionToolEnabled: true }).tools?.map((t) => t.name)).toEqual(['CompressContext']);
+    expect(contextPlugin({ compressionToolEnabled: true }).tools?.map((t) => t.name)).toEqual([
+      'CompressContext',
+    ]);
   });
 
   it('shares its thresholds through the compression capability, read at call time', () => {

@@ -9,7 +9,12 @@ import { extensionFor, FileOffloader } from './file-offloader';
 import { safeFileName } from './safe-file-name';
 
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
-const image = (name: string): DataBlock => ({ type: 'data', id: `id-${name}`, name, source: { type: 'base64', data: PNG, mediaType: 'image/png' } });
+const image = (name: string): DataBlock => ({
+  type: 'data',
+  id: `id-${name}`,
+  name,
+  source: { type: 'base64', data: PNG, mediaType: 'image/png' },
+});
 const sha = createHash('sha256').update(PNG).digest('hex');
 
 let dir: string;
@@ -25,7 +30,12 @@ describe('FileOffloader', () => {
     const off = new FileOffloader({ directory: dir, dataUrlBase: 'workspace:///' });
     const a = await off.offloadDataBlock(image('a'));
     const b = await off.offloadDataBlock(image('b'));
-    expect(a).toEqual({ type: 'data', id: 'id-a', name: 'a', source: { type: 'url', url: `workspace:///data/${sha}.png`, mediaType: 'image/png' } });
+    expect(a).toEqual({
+      type: 'data',
+      id: 'id-a',
+      name: 'a',
+      source: { type: 'url', url: `workspace:///data/${sha}.png`, mediaType: 'image/png' },
+    });
     expect(b.source).toEqual(a.source);
     expect(await readdir(join(dir, 'data'))).toEqual([`${sha}.png`]);
     expect((await readFile(join(dir, 'data', `${sha}.png`))).equals(Buffer.from(PNG, 'base64'))).toBe(true);
@@ -34,8 +44,15 @@ describe('FileOffloader', () => {
   it('uses file URLs by default and leaves URL blocks alone', async () => {
     const off = new FileOffloader({ directory: dir });
     const stored = await off.offloadDataBlock(image('a'));
-    expect(stored.source).toMatchObject({ type: 'url', url: pathToFileURL(join(dir, 'data', `${sha}.png`)).href });
-    const url: DataBlock = { type: 'data', id: 'u', source: { type: 'url', url: 'https://x/y.png', mediaType: 'image/png' } };
+    expect(stored.source).toMatchObject({
+      type: 'url',
+      url: pathToFileURL(join(dir, 'data', `${sha}.png`)).href,
+    });
+    const url: DataBlock = {
+      type: 'data',
+      id: 'u',
+      source: { type: 'url', url: 'https://x/y.png', mediaType: 'image/png' },
+    };
     expect(await off.offloadDataBlock(url)).toBe(url);
   });
 
@@ -45,7 +62,10 @@ describe('FileOffloader', () => {
     const path = await off.offloadContext('s1', [first]);
     expect(path).toBe(join(dir, 'sessions', 's1', 'context.jsonl'));
     await off.offloadContext('s1', [assistantMsg('two', { id: 'm2' }), assistantMsg('three', { id: 'm3' })]);
-    const lines = (await readFile(path, 'utf8')).trimEnd().split('\n').map((l) => JSON.parse(l));
+    const lines = (await readFile(path, 'utf8'))
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.map((m) => m.id)).toEqual(['m1', 'm2', 'm3']);
     expect(lines[0].content[1].source.type).toBe('url');
     // The message itself is not changed.
@@ -54,9 +74,15 @@ describe('FileOffloader', () => {
 
   it('serialises concurrent appends to one session file', async () => {
     const off = new FileOffloader({ directory: dir });
-    await Promise.all(Array.from({ length: 20 }, (_, i) => off.offloadContext('s', [assistantMsg('x'.repeat(5000), { id: `m${i}` })])));
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        off.offloadContext('s', [assistantMsg('x'.repeat(5000), { id: `m${i}` })]),
+      ),
+    );
     const lines = (await readFile(join(dir, 'sessions', 's', 'context.jsonl'), 'utf8')).trimEnd().split('\n');
-    expect(lines.map((l) => JSON.parse(l).id).sort()).toEqual(Array.from({ length: 20 }, (_, i) => `m${i}`).sort());
+    expect(lines.map((l) => JSON.parse(l).id).sort()).toEqual(
+      Array.from({ length: 20 }, (_, i) => `m${i}`).sort(),
+    );
   });
 
   it('writes tool results to tool_result-<id>.txt, then (1), (2)…', async () => {
@@ -87,7 +113,14 @@ describe('FileOffloader', () => {
     const hostile = ['../../etc', '..', '.', '/abs/path', 'a\\..\\b', 'x\u0000y', ''];
     for (const id of hostile) {
       const p1 = await off.offloadContext(id, [assistantMsg('x')]);
-      const p2 = await off.offloadToolResult(id, { type: 'tool_result', id, name: 't', output: [textBlock('x')], state: 'success', metadata: {} });
+      const p2 = await off.offloadToolResult(id, {
+        type: 'tool_result',
+        id,
+        name: 't',
+        output: [textBlock('x')],
+        state: 'success',
+        metadata: {},
+      });
       for (const p of [p1, p2]) {
         const rel = relative(dir, p);
         expect(rel.startsWith('..')).toBe(false);

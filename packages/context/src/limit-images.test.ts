@@ -9,7 +9,12 @@ import { limitContextImages } from './limit-images';
 import type { Offloader } from './offloader';
 
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
-const image = (name: string): DataBlock => ({ type: 'data', id: `id-${name}`, name, source: { type: 'base64', data: PNG, mediaType: 'image/png' } });
+const image = (name: string): DataBlock => ({
+  type: 'data',
+  id: `id-${name}`,
+  name,
+  source: { type: 'base64', data: PNG, mediaType: 'image/png' },
+});
 
 /** Six images: top level (user and assistant), inside a tool result, inside a hint; plus one audio block. */
 function imageContext(): Msg[] {
@@ -21,8 +26,21 @@ function imageContext(): Msg[] {
       id: '2',
       content: [
         { type: 'tool_call', id: 'call_1', name: 'view', input: '{}', state: 'finished' },
-        { type: 'tool_result', id: 'call_1', name: 'view', output: [textBlock('the image:'), image('img2')], state: 'success', metadata: {} },
-        { type: 'hint', id: 'h', hint: [textBlock('a hint image:'), image('img3')], source: null, createdAt: '' },
+        {
+          type: 'tool_result',
+          id: 'call_1',
+          name: 'view',
+          output: [textBlock('the image:'), image('img2')],
+          state: 'success',
+          metadata: {},
+        },
+        {
+          type: 'hint',
+          id: 'h',
+          hint: [textBlock('a hint image:'), image('img3')],
+          source: null,
+          createdAt: '',
+        },
         image('img4'),
       ],
     }),
@@ -32,14 +50,20 @@ function imageContext(): Msg[] {
       id: '3',
       content: [
         { type: 'data', id: 'audio', source: { type: 'base64', data: 'AAAA', mediaType: 'audio/wav' } },
-        { type: 'data', id: 'img5', name: 'img5', source: { type: 'url', url: 'https://example.com/img5.png', mediaType: 'image/png' } },
+        {
+          type: 'data',
+          id: 'img5',
+          name: 'img5',
+          source: { type: 'url', url: 'https://example.com/img5.png', mediaType: 'image/png' },
+        },
         image('img6'),
       ],
     }),
   ];
 }
 
-const removed = (n: string) => `<system-reminder>The image named '${n}' is removed to free up context space.</system-reminder>`;
+const removed = (n: string) =>
+  `<system-reminder>The image named '${n}' is removed to free up context space.</system-reminder>`;
 const offloaded = (n: string, url: string) =>
   `<system-reminder>The image named '${n}' is offloaded into ${url}, you can refer to it when needed.</system-reminder>`;
 
@@ -63,7 +87,12 @@ describe('limitContextImages (reference max_image_num cases)', () => {
     const next = (await limitContextImages(context, { maxImageNum: 2, hintSource: '@agentkit/context' }))!;
     expect(shape(next)).toEqual([
       [removed('img1'), 'hello'],
-      ['tool_call', { result: ['the image:', removed('img2')] }, { hint: ['a hint image:', removed('img3')] }, { hint: removed('img4') }],
+      [
+        'tool_call',
+        { result: ['the image:', removed('img2')] },
+        { hint: ['a hint image:', removed('img3')] },
+        { hint: removed('img4') },
+      ],
       ['data:audio', 'data:img5', 'data:img6'],
     ]);
     // A top-level image of an assistant message becomes a hint; a user message's becomes text.
@@ -79,7 +108,11 @@ describe('limitContextImages (reference max_image_num cases)', () => {
     const dir = await mkdtemp(join(tmpdir(), 'agentkit-img-'));
     try {
       const offloader = new FileOffloader({ directory: dir, dataUrlBase: 'workspace:///' });
-      const next = (await limitContextImages(imageContext(), { maxImageNum: 1, offloader, hintSource: null }))!;
+      const next = (await limitContextImages(imageContext(), {
+        maxImageNum: 1,
+        offloader,
+        hintSource: null,
+      }))!;
       const rel = `data/${createHash('sha256').update(PNG).digest('hex')}`;
       const url = `workspace:///${rel}.png`;
       await expect(stat(join(dir, `${rel}.png`))).resolves.toBeTruthy();
@@ -114,7 +147,12 @@ describe('limitContextImages (reference max_image_num cases)', () => {
       offloadToolResult: async () => '',
     };
     const logger = { warn: (m: string) => warnings.push(m), error: () => {} };
-    const next = await limitContextImages(imageContext(), { maxImageNum: 4, offloader: failing, hintSource: null, logger });
+    const next = await limitContextImages(imageContext(), {
+      maxImageNum: 4,
+      offloader: failing,
+      hintSource: null,
+      logger,
+    });
     // img1 and img2 could not be stored and stay; nothing else changes.
     expect(next).toBeNull();
     expect(warnings).toHaveLength(2);

@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_SUMMARY_TEMPLATE } from './defaults';
 import { MissingSummaryFieldError, renderSummary, templateFields } from './render-summary';
 
-const fields = { task_overview: '1', current_state: '2', important_discoveries: '3', next_steps: '4', context_to_preserve: '5' };
+const fields = {
+  task_overview: '1',
+  current_state: '2',
+  important_discoveries: '3',
+  next_steps: '4',
+  context_to_preserve: '5',
+};
 
 describe('renderSummary', () => {
   it('fills the default template exactly like the reference', () => {

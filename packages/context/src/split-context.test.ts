@@ -1,4 +1,11 @@
-import { assistantMsg, type ContentBlock, createMsg, type Msg, TokenCounter, textBlock } from '@agentkit/core';
+import {
+  assistantMsg,
+  type ContentBlock,
+  createMsg,
+  type Msg,
+  TokenCounter,
+  textBlock,
+} from '@agentkit/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { splitContext } from './split-context';
@@ -7,8 +14,10 @@ const counter = new TokenCounter();
 const countMsg = (m: Msg) => counter.countMsg(m);
 // Core's estimate: 4 characters of ASCII text are one token.
 const text = (ch: string, tokens: number, id?: string) => textBlock(ch.repeat(tokens * 4), id);
-const user = (id: string, content: string | ContentBlock[]) => createMsg({ role: 'user', name: 'User', content, id });
-const asst = (id: string, content: ContentBlock[]) => createMsg({ role: 'assistant', name: 'Friday', content, id });
+const user = (id: string, content: string | ContentBlock[]) =>
+  createMsg({ role: 'user', name: 'User', content, id });
+const asst = (id: string, content: ContentBlock[]) =>
+  createMsg({ role: 'assistant', name: 'Friday', content, id });
 const ids = (msgs: Msg[]) => msgs.map((m) => m.id);
 const texts = (msg: Msg) => msg.content.map((b) => (b.type === 'text' ? b.text : b.type));
 // The reference's split tests: a 60-token system prompt and an 80-token budget.
@@ -24,19 +33,31 @@ describe('splitContext (reference compress_context_test split cases)', () => {
   });
 
   it('compresses the boundary message when it does not fit', () => {
-    const { toCompress, toKeep } = split([user('1', [text('2', 30)]), asst('2', [text('3', 15)]), user('3', [text('3', 10)])]);
+    const { toCompress, toKeep } = split([
+      user('1', [text('2', 30)]),
+      asst('2', [text('3', 15)]),
+      user('3', [text('3', 10)]),
+    ]);
     expect(ids(toCompress)).toEqual(['1', '2']);
     expect(ids(toKeep)).toEqual(['3']);
   });
 
   it('compresses everything when not even the newest message fits', () => {
-    const { toCompress, toKeep } = split([user('1', [text('2', 30)]), asst('2', [text('3', 15)]), user('3', [text('3', 30)])]);
+    const { toCompress, toKeep } = split([
+      user('1', [text('2', 30)]),
+      asst('2', [text('3', 15)]),
+      user('3', [text('3', 30)]),
+    ]);
     expect(ids(toCompress)).toEqual(['1', '2', '3']);
     expect(toKeep).toEqual([]);
   });
 
   it('splits a boundary message with several blocks into two copies with the same id', () => {
-    const context = [user('1', [text('a', 30)]), asst('2', [text('b', 10, 'b'), text('c', 10, 'c')]), user('3', [text('d', 10)])];
+    const context = [
+      user('1', [text('a', 30)]),
+      asst('2', [text('b', 10, 'b'), text('c', 10, 'c')]),
+      user('3', [text('d', 10)]),
+    ];
     const { toCompress, toKeep } = split(context);
     expect(ids(toCompress)).toEqual(['1', '2']);
     expect(toCompress[1]!.content.map((b) => b.id)).toEqual(['b']);
@@ -138,7 +159,14 @@ describe('splitContext (reference compress_context_test split cases)', () => {
     const context = [
       asst('a', [{ type: 'tool_call', id: 'x', name: 't', input: '{}', state: 'finished' }]),
       asst('b', [
-        { type: 'tool_result', id: 'x', name: 't', output: [textBlock('r'.repeat(40))], state: 'success', metadata: {} },
+        {
+          type: 'tool_result',
+          id: 'x',
+          name: 't',
+          output: [textBlock('r'.repeat(40))],
+          state: 'success',
+          metadata: {},
+        },
         text('z', 5, 'tail'),
       ]),
     ];
@@ -157,10 +185,22 @@ describe('splitContext (reference compress_context_test split cases)', () => {
       asst('reply', [
         { type: 'tool_call', id: 'c1', name: 'Read', input: '{}', state: 'finished' },
         { type: 'tool_call', id: 'compress', name: 'CompressContext', input: '{}', state: 'allowed' },
-        { type: 'tool_result', id: 'c1', name: 'Read', output: [textBlock('data')], state: 'success', metadata: {} },
+        {
+          type: 'tool_result',
+          id: 'c1',
+          name: 'Read',
+          output: [textBlock('data')],
+          state: 'success',
+          metadata: {},
+        },
       ]),
     ];
-    const { toCompress, toKeep } = splitContext(context, { baseTokens: 10, budget: 0, countMsg, keepToolCallIds: ['compress'] });
+    const { toCompress, toKeep } = splitContext(context, {
+      baseTokens: 10,
+      budget: 0,
+      countMsg,
+      keepToolCallIds: ['compress'],
+    });
     expect(ids(toCompress)).toEqual(['old']);
     expect(toKeep).toEqual([context[1]]);
   });
@@ -168,7 +208,11 @@ describe('splitContext (reference compress_context_test split cases)', () => {
 
 // ── property: random conversations ─────────────────────────────────────────────────────────────
 
-type Gen = { kind: 'text'; tokens: number } | { kind: 'call' } | { kind: 'result' } | { kind: 'hint'; tokens: number };
+type Gen =
+  | { kind: 'text'; tokens: number }
+  | { kind: 'call' }
+  | { kind: 'result' }
+  | { kind: 'hint'; tokens: number };
 
 function buildConversation(shape: Gen[][], closeProb: number[]): Msg[] {
   let nextCall = 0;
@@ -178,7 +222,13 @@ function buildConversation(shape: Gen[][], closeProb: number[]): Msg[] {
     blocks.forEach((g, j) => {
       if (g.kind === 'text') content.push(textBlock('x'.repeat(g.tokens * 4)));
       else if (g.kind === 'hint')
-        content.push({ type: 'hint', id: `h${m}_${j}`, hint: 'y'.repeat(g.tokens * 4), source: 's', createdAt: '' });
+        content.push({
+          type: 'hint',
+          id: `h${m}_${j}`,
+          hint: 'y'.repeat(g.tokens * 4),
+          source: 's',
+          createdAt: '',
+        });
       else if (g.kind === 'call') {
         const id = `call${nextCall++}`;
         open.push(id);
@@ -187,7 +237,14 @@ function buildConversation(shape: Gen[][], closeProb: number[]): Msg[] {
         // Answer a random open call (results always follow their calls, possibly in a later message).
         const pick = Math.floor((closeProb[(m + j) % closeProb.length] ?? 0) * open.length);
         const [id] = open.splice(pick, 1);
-        content.push({ type: 'tool_result', id: id!, name: 'tool', output: [textBlock('r'.repeat(12))], state: 'success', metadata: {} });
+        content.push({
+          type: 'tool_result',
+          id: id!,
+          name: 'tool',
+          output: [textBlock('r'.repeat(12))],
+          state: 'success',
+          metadata: {},
+        });
       }
     });
     return m % 2 === 0 && content.every((b) => b.type === 'text')
@@ -214,9 +271,16 @@ describe('splitContext properties', () => {
         fc.boolean(),
         (shape, probs, baseTokens, budget, pinLast) => {
           const context = buildConversation(shape, probs);
-          const calls = context.flatMap((m) => m.content.filter((b) => b.type === 'tool_call').map((b) => b.id));
+          const calls = context.flatMap((m) =>
+            m.content.filter((b) => b.type === 'tool_call').map((b) => b.id),
+          );
           const keepToolCallIds = pinLast && calls.length ? [calls[calls.length - 1]!] : [];
-          const { toCompress, toKeep } = splitContext(context, { baseTokens, budget, countMsg, keepToolCallIds });
+          const { toCompress, toKeep } = splitContext(context, {
+            baseTokens,
+            budget,
+            countMsg,
+            keepToolCallIds,
+          });
 
           // Nothing lost or reordered: the parts, joined (copies of one message merged back), are the context.
           const joined: Msg[] = [];
@@ -227,30 +291,31 @@ describe('splitContext properties', () => {
             } else joined.push(m);
           }
           expect(joined.map((m) => m.id)).toEqual(context.map((m) => m.id));
-          joined.forEach((m, i) => expect(m.content).toEqual(context[i]!.content));
+          for (const [i, m] of joined.entries()) expect(m.content).toEqual(context[i]!.content);
 
           // A call and its result end up on the same side.
           const side = new Map<string, Set<string>>();
-          const mark = (msgs: Msg[], where: string) =>
-            msgs.forEach((m) =>
-              m.content.forEach((b) => {
-                if (b.type === 'tool_call' || b.type === 'tool_result') {
-                  const s = side.get(b.id) ?? new Set<string>();
-                  s.add(where);
-                  side.set(b.id, s);
-                }
-              }),
-            );
+          const mark = (msgs: Msg[], where: string) => {
+            for (const b of msgs.flatMap((m) => m.content)) {
+              if (b.type !== 'tool_call' && b.type !== 'tool_result') continue;
+              const s = side.get(b.id) ?? new Set<string>();
+              s.add(where);
+              side.set(b.id, s);
+            }
+          };
           mark(toCompress, 'compress');
           mark(toKeep, 'keep');
           for (const [, s] of side) expect(s.size).toBe(1);
 
           // The kept part is the newest part, and it stays within the budget unless a pinned call forced more.
           const keptTokens = toKeep.reduce((n, m) => n + countMsg(m), 0);
-          if (keepToolCallIds.length === 0 && keptTokens > 0) expect(baseTokens + keptTokens).toBeLessThanOrEqual(budget);
+          if (keepToolCallIds.length === 0 && keptTokens > 0)
+            expect(baseTokens + keptTokens).toBeLessThanOrEqual(budget);
           if (keepToolCallIds.length) {
             const pinned = keepToolCallIds[0]!;
-            expect(toKeep.some((m) => m.content.some((b) => b.type === 'tool_call' && b.id === pinned))).toBe(true);
+            expect(toKeep.some((m) => m.content.some((b) => b.type === 'tool_call' && b.id === pinned))).toBe(
+              true,
+            );
           }
           // Nothing is compressed when everything fits.
           const all = context.reduce((n, m) => n + countMsg(m), 0);

@@ -4,7 +4,11 @@ import { splitToolResult, truncationNote, withTruncationNote } from './split-too
 
 type Part = TextBlock | DataBlock;
 const t = (ch: string, n: number, id: string): TextBlock => ({ type: 'text', id, text: ch.repeat(n) });
-const d = (id: string): DataBlock => ({ type: 'data', id, source: { type: 'base64', data: 'base64data', mediaType: 'image/png' } });
+const d = (id: string): DataBlock => ({
+  type: 'data',
+  id,
+  source: { type: 'base64', data: 'base64data', mediaType: 'image/png' },
+});
 const result = (id: string, output: Part[]): ToolResultBlock => ({
   type: 'tool_result',
   id,
@@ -14,7 +18,8 @@ const result = (id: string, output: Part[]): ToolResultBlock => ({
   metadata: { source: 'x' },
 });
 // The reference tests' counters: text length, or a table by number of blocks.
-const byLength = (blocks: readonly Part[]) => blocks.reduce((n, b) => n + (b.type === 'text' ? b.text.length : 0), 0);
+const byLength = (blocks: readonly Part[]) =>
+  blocks.reduce((n, b) => n + (b.type === 'text' ? b.text.length : 0), 0);
 const byCount = (table: Record<number, number>) => (blocks: readonly Part[]) => table[blocks.length] ?? 50;
 const LIMIT = 100;
 
@@ -32,7 +37,10 @@ describe('splitToolResult (reference compress_tool_result_test)', () => {
     const split = splitToolResult(r, LIMIT, byLength)!;
     expect(split.kept).toMatchObject({ id: 'test_3', name: 'test_tool', state: 'success', metadata: {} });
     expect(split.offloaded).toMatchObject({ id: 'test_3', name: 'test_tool', state: 'success' });
-    expect(split.kept.output).toEqual([t('A', 20, 'block1'), { type: 'text', id: 'block2', text: 'B'.repeat(20) + 'C'.repeat(60) }]);
+    expect(split.kept.output).toEqual([
+      t('A', 20, 'block1'),
+      { type: 'text', id: 'block2', text: 'B'.repeat(20) + 'C'.repeat(60) },
+    ]);
     expect(split.offloaded.output).toEqual([t('C', 40, 'block3')]);
     // The input is not mutated.
     expect(r.output[1]).toEqual(t('B', 20, 'block2'));
@@ -55,15 +63,22 @@ describe('splitToolResult (reference compress_tool_result_test)', () => {
   it('cuts the text after a first data block', () => {
     const r = result('test_6', [d('block1'), t('B', 20, 'block2'), t('C', 20, 'block3')]);
     const split = splitToolResult(r, LIMIT, byCount({ 3: 150, 2: 80, 1: 60 }))!;
-    expect(split.kept.output).toEqual([d('block1'), { type: 'text', id: 'block2', text: 'B'.repeat(20) + 'C'.repeat(5) }]);
+    expect(split.kept.output).toEqual([
+      d('block1'),
+      { type: 'text', id: 'block2', text: 'B'.repeat(20) + 'C'.repeat(5) },
+    ]);
     expect(split.offloaded.output).toEqual([t('C', 15, 'block3')]);
   });
 
   it('cuts a middle text block and prepends the rest to the first offloaded text block', () => {
     const r = result('test_7', [t('A', 20, 'block1'), t('B', 100, 'block2'), t('C', 20, 'block3')]);
     const split = splitToolResult(r, LIMIT, byLength)!;
-    expect(split.kept.output).toEqual([{ type: 'text', id: 'block1', text: 'A'.repeat(20) + 'B'.repeat(80) }]);
-    expect(split.offloaded.output).toEqual([{ type: 'text', id: 'block3', text: 'B'.repeat(20) + 'C'.repeat(20) }]);
+    expect(split.kept.output).toEqual([
+      { type: 'text', id: 'block1', text: 'A'.repeat(20) + 'B'.repeat(80) },
+    ]);
+    expect(split.offloaded.output).toEqual([
+      { type: 'text', id: 'block3', text: 'B'.repeat(20) + 'C'.repeat(20) },
+    ]);
   });
 
   it('starts a new text block with the boundary id after a middle data block', () => {
@@ -75,7 +90,9 @@ describe('splitToolResult (reference compress_tool_result_test)', () => {
 
   it('never splits a surrogate pair', () => {
     const r = result('emoji', [{ type: 'text', id: 'e', text: '😀'.repeat(100) }]);
-    const split = splitToolResult(r, 51, (blocks) => blocks.reduce((n, b) => n + (b.type === 'text' ? b.text.length : 0), 0))!;
+    const split = splitToolResult(r, 51, (blocks) =>
+      blocks.reduce((n, b) => n + (b.type === 'text' ? b.text.length : 0), 0),
+    )!;
     const kept = split.kept.output[0] as TextBlock;
     const cut = split.offloaded.output[0] as TextBlock;
     expect(kept.text + cut.text).toBe('😀'.repeat(100));
