@@ -91,6 +91,17 @@ export function summaryMessage(summary: AgentState['summary']): Msg | null {
   return createMsg({ role: 'user', name: 'user', content, id: 'summary' });
 }
 
+function unfinishedReplyCalls(state: CompressionTarget['state']): string[] {
+  const id = state.reply?.id;
+  if (!id) return [];
+  for (let i = state.context.length - 1; i >= 0; i--) {
+    const msg = state.context[i]!;
+    if (msg.id !== id) continue;
+    return msg.content.filter((b) => b.type === 'tool_call' && b.state !== 'finished').map((b) => b.id);
+  }
+  return [];
+}
+
 function hasText(summary: AgentState['summary'], text: string): boolean {
   return typeof summary === 'string'
     ? summary.includes(text)
@@ -155,8 +166,11 @@ export async function runCompression(
   const fixed = countTokens({ systemPrompt, messages: [], tools });
   const baseTokens = summaryMsg ? countTokens({ systemPrompt, messages: [summaryMsg], tools }) : fixed;
   const countMsg = (m: Msg) => countTokens({ systemPrompt, messages: [m], tools }) - fixed;
+  // Calls of the current reply that are not finished (a running CompressContext, calls queued after it, calls
+  // a paused reply waits for) stay in the context with everything after them, so the reply can go on.
+  const keepToolCallIds = [...(options.keepToolCallIds ?? []), ...unfinishedReplyCalls(state)];
   const splitWith = (budget: number) =>
-    splitContext(state.context, { baseTokens, budget, countMsg, keepToolCallIds: options.keepToolCallIds });
+    splitContext(state.context, { baseTokens, budget, countMsg, keepToolCallIds });
   let split = splitWith(config.reserveRatio * size);
   if (split.toCompress.length === 0) split = splitWith(0);
   const { toCompress, toKeep } = split;

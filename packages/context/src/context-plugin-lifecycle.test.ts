@@ -1,0 +1,139 @@
+import {
+  Agent,
+  type AgentState,
+  createAgentState,
+  createMsg,
+  defineTool,
+  getText,
+  type TokenCountInput,
+  TokenCounter,
+  type ToolCallBlock,
+  userConfirmResult,
+} from '@agentkit/core';
+import { ScriptedModel, textChunks, toolCallChunk } from '@agentkit/core/testing';
+import { describe, expect, it } from 'vitest';
+import { contextPlugin } from './context-plugin';
+import { SUMMARY_TOOL_NAME } from './defaults';
+
+const FIELDS = {
+  task_overview: 'T',
+  current_state: 'S',
+  important_discoveries: 'D',
+  next_steps: 'N',
+  context_to_preserve: 'P',
+};
+const chars = (ch: string, tokens: number) => ch.repeat(tokens * 4);
+
+describe('compression and the reply lifecycle', () => {
+  it('a manual compression of a paused reply keeps the calls it waits for, and the reply resumes', async () => {
+    const deploy = defineTool({
+      name: 'deploy',
+      description: 'Deploys',
+      inputSchema: { type: 'object' },
+      needsConfirmation: true,
+      execute: () => 'deployed',
+    });
+    const model = new ScriptedModel(
+      [
+        [toolCallChunk('deploy', {}, 'd1')],
+        [toolCallChunk(SUMMARY_TOOL_NAME, FIELDS)],
+        textChunks('all done'),
+      ],
+      {
+        contextSize: 400,
+      },
+    );
+    const context = contextPlugin({ triggerRatio: 0.5, reserveRatio: 0.1, contextBufferRatio: 0.1 });
+    const state: AgentState = {
+      ...createAgentState(),
+      context: [createMsg({ role: 'user', id: 'old', content: chars('o', 150) })],
+    };
+    const agent = new Agent({ name: 'Friday', model, tools: [deploy], plugins: [context], state });
+    const paused = await agent.reply('ship it');
+    expect(paused.finishedReason).toBeNull();
+
+    // Below the plugin's threshold (200 tokens); this call's configuration compresses from 120 and keeps
+    // (almost) nothing back: only the call the paused reply waits for must stay.
+    const outcome = await context.compress(agent, { config: { triggerRatio: 0.3, reserveRatio: 0.01 } });
+    expect(outcome.compressed).toBe(true);
+    const replyMsg = agent.state.context.find((m) => m.id === agent.state.reply!.id)!;
+    const call = replyMsg.content.find((b): b is ToolCallBlock => b.type === 'tool_call')!;
+    expect(call).toMatchObject({ id: 'd1', state: 'asking' });
+    expect(agent.state.context.map((m) => m.id)).not.toContain('old');
+
+    const done = await agent.reply(userConfirmResult([{ confirmed: true, toolCall: call }]));
+    expect(done.finishedReason).toBe('completed');
+    expect(getText(done)).toBe('all done');
+  });
+
+  it('an interrupt during the summary call ends the reply as interrupted and leaves the context alone', async () => {
+    const model = new ScriptedModel(
+      [{ chunks: [toolCallChunk(SUMMARY_TOOL_NAME, FIELDS)], delayMs: 200 }, textChunks('never')],
+      {
+        contextSize: 200,
+      },
+    );
+    const state: AgentState = {
+      ...createAgentState(),
+      context: [createMsg({ role: 'user', id: 'old', content: chars('o', 150) })],
+    };
+    const agent = new Agent({ name: 'Friday', model, plugins: [contextPlugin()], state });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 20);
+    const msg = await agent.reply('next', { signal: controller.signal });
+    expect(msg.finishedReason).toBe('interrupted');
+    expect(agent.state.summary).toBe('');
+    expect(agent.state.context[0]!.id).toBe('old');
+    expect(model.requests).toHaveLength(1);
+  });
+
+  it('a summary failure with the fallback off ends the reply with an error', async () => {
+    const model = new ScriptedModel(
+      [{ error: new Error('summary model down') }, { error: new Error('summary model down') }],
+      {
+        contextSize: 200,
+      },
+    );
+    const state: AgentState = {
+      ...createAgentState(),
+      context: [createMsg({ role: 'user', id: 'old', content: chars('o', 150) })],
+    };
+    const agent = new Agent({
+      name: 'Friday',
+      model,
+      plugins: [contextPlugin({ compressionFallbackToTruncation: false })],
+      state,
+    });
+    const msg = await agent.reply('next');
+    expect(msg.finishedReason).toBe('error');
+    expect(msg.error?.message).toContain('summary model down');
+    expect(agent.state.context[0]!.id).toBe('old');
+  });
+});
+
+describe('scale', () => {
+  it('counts each message once: the counting work per model call does not grow with the conversation', async () => {
+    let counted = 0;
+    const plain = new TokenCounter();
+    const countTokens = (input: TokenCountInput) => {
+      counted += input.messages.length;
+      return plain.count(input);
+    };
+    const model = new ScriptedModel([textChunks('ok')], {
+      contextSize: 10_000_000,
+      countTokens,
+      onExhausted: 'repeat',
+    });
+    const agent = new Agent({ name: 'Friday', model, plugins: [contextPlugin({ maxImageNum: 3 })] });
+    const perReply: number[] = [];
+    for (let turn = 0; turn < 300; turn++) {
+      const before = counted;
+      await agent.reply(`turn ${turn} ${'words '.repeat(20)}`);
+      perReply.push(counted - before);
+    }
+    expect(agent.state.context).toHaveLength(600);
+    // The work of reply 300 is that of reply 10: only the new messages are counted.
+    expect(perReply[299]).toBe(perReply[9]);
+    expect(perReply[299]).toBeLessThanOrEqual(4);
+  });
+});
