@@ -1,0 +1,126 @@
+import { randomBytes } from 'node:crypto';
+import { link, open, readFile, stat, unlink, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { StoreConnectionError } from '@agentkit/core';
+
+/** How long to wait for a lock, and when a lock left by a dead writer may be broken. */
+export interface LockOptions {
+  timeoutMs: number;
+  staleMs: number;
+}
+
+const inProcess = new Map<string, Promise<unknown>>();
+const host = hostname();
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Creates the lock file with its owner already written: the content goes to a temp file that is then
+ * hard-linked to the lock path (atomic, fails with EEXIST), so no lock is ever seen empty — a writer
+ * killed at any moment leaves either no lock or one naming its (dead) pid. Filesystems without hard
+ * links fall back to `open(…, 'wx')`.
+ */
+async function createLockFile(lockPath: string): Promise<void> {
+  const owner = `${host}\n${process.pid}\n`;
+  const tmp = `${lockPath}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
+  await writeFile(tmp, owner, { mode: 0o600, flag: 'wx' });
+  try {
+    await link(tmp, lockPath);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EXDEV') throw error;
+    const handle = await open(lockPath, 'wx', 0o600);
+    try {
+      await handle.writeFile(owner);
+    } finally {
+      await handle.close();
+    }
+  } finally {
+    await unlink(tmp).catch(() => undefined);
+  }
+}
+
+/** The lock's content when its owner is gone (or it is older than `staleMs`), else `null`. */
+async function staleContent(lockPath: string, staleMs: number): Promise<string | null> {
+  try {
+    const [text, info] = await Promise.all([readFile(lockPath, 'utf8'), stat(lockPath)]);
+    const [lockHost, pid] = text.split('\n');
+    if (lockHost === host && Number(pid) > 0 && !processAlive(Number(pid))) return text;
+    return Date.now() - info.mtimeMs > staleMs ? text : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Breaks a stale lock unless another writer replaced it in the meantime (best effort). */
+async function breakLock(lockPath: string, judged: string): Promise<void> {
+  const now = await readFile(lockPath, 'utf8').catch(() => null);
+  if (now === judged) await unlink(lockPath).catch(() => undefined);
+}
+
+async function acquire(lockPath: string, options: LockOptions): Promise<void> {
+  const deadline = Date.now() + options.timeoutMs;
+  let delay = 2;
+  for (;;) {
+    try {
+      await createLockFile(lockPath);
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const stale = await staleContent(lockPath, options.staleMs);
+    if (stale !== null) {
+      await breakLock(lockPath, stale);
+      continue;
+    }
+    if (Date.now() > deadline)
+      throw new StoreConnectionError(
+        `Timed out after ${options.timeoutMs} ms waiting for the lock file ${lockPath} (another process is writing the session; delete the file if no process is).`,
+      );
+    await new Promise((resolve) => setTimeout(resolve, delay));
+    delay = Math.min(delay * 2, 50);
+  }
+}
+
+/**
+ * Runs `fn` while holding the lock of one session: writes are serialised within the process by a
+ * promise chain, and across processes by an exclusive lock file (created atomically) holding the host name
+ * and pid of its owner. A lock whose owner died (same host, pid gone) or older than `staleMs` is broken.
+ */
+export async function withFileLock<T>(
+  lockPath: string,
+  options: LockOptions,
+  fn: () => Promise<T>,
+): Promise<T> {
+  const previous = inProcess.get(lockPath) ?? Promise.resolve();
+  const run = previous.then(
+    () => locked(lockPath, options, fn),
+    () => locked(lockPath, options, fn),
+  );
+  const settled = run.then(
+    () => undefined,
+    () => undefined,
+  );
+  inProcess.set(lockPath, settled);
+  try {
+    return await run;
+  } finally {
+    if (inProcess.get(lockPath) === settled) inProcess.delete(lockPath);
+  }
+}
+
+async function locked<T>(lockPath: string, options: LockOptions, fn: () => Promise<T>): Promise<T> {
+  await acquire(lockPath, options);
+  try {
+    return await fn();
+  } finally {
+    await unlink(lockPath).catch(() => undefined);
+  }
+}

@@ -1,0 +1,396 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, readFile, readdir, rename, unlink } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import {
+  type AgentState,
+  AgentkitError,
+  ConfigError,
+  InvalidInputError,
+  type JSONObject,
+  type SessionKey,
+  SessionNotFoundError,
+  type SessionRecord,
+  type SessionStore,
+  type SessionSummary,
+  StoreConnectionError,
+  SUPPORTED_AGENT_STATE_VERSIONS,
+  VersionConflictError,
+  type WriteOptions,
+  createAgentState,
+} from '@agentkit/core';
+import { withFileLock } from './file-lock';
+import { RECORD_SUFFIX, checkId, fileSegment } from './file-names';
+import { formatRecordFile, parseRecordFile, parseSummaryFile } from './record-file';
+
+/** Options of {@link FileSessionStore}. */
+export interface FileSessionStoreOptions {
+  /** The directory holding the sessions; created on the first write. */
+  directory: string;
+  /** How long a write waits for another process's lock on the same session. Default 10 000 ms. */
+  lockTimeoutMs?: number;
+  /** A lock file older than this is considered left by a crashed writer and broken. Default 30 000 ms. */
+  staleLockMs?: number;
+}
+
+const DEFAULT_LIST_LIMIT = 50;
+
+/**
+ * A {@link SessionStore} on the local filesystem, the embedded default when no Redis is around: one JSON
+ * file per session at `directory/<user>/<agent>/<session>.json` (names escaped so that no id leaves the
+ * directory or meets another's file). Writes go to a temp file that is fsynced and renamed over the
+ * session file, so a crash leaves the old or the new version, never a mix. Versions are checked under a
+ * per-session lock (in-process queue plus an exclusive `.lock` file across processes).
+ * @example
+ * const store = new FileSessionStore({ directory: '.agentkit/sessions' });
+ * const record = await store.getSession('user-1', 'agent-1', 'session-1');
+ */
+export class FileSessionStore implements SessionStore {
+  /** The absolute directory of the store. */
+  readonly directory: string;
+  private readonly lock: { timeoutMs: number; staleMs: number };
+
+  constructor(options: FileSessionStoreOptions) {
+    if (typeof options?.directory !== 'string' || options.directory === '')
+      throw new ConfigError('FileSessionStore needs a directory.', { field: 'directory' });
+    this.directory = resolve(options.directory);
+    const timeoutMs = options.lockTimeoutMs ?? 10_000;
+    const staleMs = options.staleLockMs ?? 30_000;
+    for (const [field, value] of [
+      ['lockTimeoutMs', timeoutMs],
+      ['staleLockMs', staleMs],
+    ] as const)
+      if (!Number.isFinite(value) || value < 0)
+        throw new ConfigError(`${field} must be a number ≥ 0.`, { field });
+    this.lock = { timeoutMs, staleMs };
+  }
+
+  async getSession(userId: string, agentId: string, sessionId: string): Promise<SessionRecord | null> {
+    const key = sessionKey(userId, agentId, sessionId);
+    const text = await this.read(key);
+    return text === null ? null : parseRecordFile(key, text);
+  }
+
+  async upsertSession(
+    userId: string,
+    agentId: string,
+    sessionId: string,
+    data: { state?: AgentState; metadata?: JSONObject } & WriteOptions = {},
+  ): Promise<SessionRecord> {
+    const key = sessionKey(userId, agentId, sessionId);
+    const expected = checkExpectedVersion(data.expectedVersion);
+    const stateJson = data.state === undefined ? undefined : serializeState(data.state);
+    const metadata = data.metadata === undefined ? undefined : copyMetadata(data.metadata);
+    return this.write(key, async (current) => {
+      if (expected !== undefined && expected !== (current?.version ?? 0))
+        throw new VersionConflictError(key, expected, current?.version ?? null);
+      const now = new Date().toISOString();
+      if (!current) {
+        const state = data.state ?? createAgentState({ sessionId });
+        const summary: SessionSummary = {
+          ...key,
+          version: 1,
+          createdAt: now,
+          updatedAt: now,
+          metadata: metadata ?? {},
+        };
+        return { summary, stateJson: stateJson ?? JSON.stringify(state), state };
+      }
+      const summary: SessionSummary = {
+        ...key,
+        version: current.version + 1,
+        createdAt: current.createdAt,
+        updatedAt: now,
+        metadata: metadata ?? current.metadata,
+      };
+      if (stateJson !== undefined) return { summary, stateJson, state: data.state as AgentState };
+      return { summary, stateJson: JSON.stringify(current.state), state: current.state };
+    });
+  }
+
+  async updateSessionState(
+    userId: string,
+    agentId: string,
+    sessionId: string,
+    state: AgentState,
+    options: WriteOptions = {},
+  ): Promise<SessionRecord> {
+    const key = sessionKey(userId, agentId, sessionId);
+    const expected = checkExpectedVersion(options.expectedVersion);
+    const stateJson = serializeState(state);
+    return this.write(
+      key,
+      async (current) => {
+        if (!current) throw new SessionNotFoundError(key);
+        if (expected !== undefined && expected !== current.version)
+          throw new VersionConflictError(key, expected, current.version);
+        const summary: SessionSummary = {
+          ...key,
+          version: current.version + 1,
+          createdAt: current.createdAt,
+          updatedAt: new Date().toISOString(),
+          metadata: current.metadata,
+        };
+        return { summary, stateJson, state };
+      },
+      true,
+    );
+  }
+
+  async listSessions(
+    userId: string,
+    agentId: string,
+    options: { limit?: number; cursor?: string | null } = {},
+  ): Promise<{ sessions: SessionSummary[]; cursor: string | null }> {
+    checkId('userId', userId);
+    checkId('agentId', agentId);
+    const limit = checkLimit(options.limit);
+    const after = options.cursor == null ? null : decodeCursor(options.cursor);
+    const dir = join(this.directory, fileSegment(userId), fileSegment(agentId));
+    let names: string[];
+    try {
+      names = await readdir(dir);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { sessions: [], cursor: null };
+      throw fsError(error, 'listSessions');
+    }
+    const summaries: SessionSummary[] = [];
+    await Promise.all(
+      names
+        .filter((n) => n.endsWith(RECORD_SUFFIX))
+        .map(async (name) => {
+          let text: string;
+          try {
+            text = await readFile(join(dir, name), 'utf8');
+          } catch (error) {
+            if ((error as NodeJS.ErrnoException).code === 'ENOENT') return; // deleted meanwhile
+            throw fsError(error, 'listSessions');
+          }
+          const sessionId = sessionIdOf(name, text);
+          if (sessionId === null) return; // not a session file of this store
+          summaries.push(parseSummaryFile({ userId, agentId, sessionId }, text));
+        }),
+    );
+    summaries.sort(newestFirst);
+    const start = after ? summaries.findIndex((s) => newestFirst(s, after) > 0) : 0;
+    const page = start < 0 ? [] : summaries.slice(start, start + limit);
+    const last = page[page.length - 1];
+    return {
+      sessions: page,
+      cursor: start >= 0 && start + limit < summaries.length && last ? encodeCursor(last) : null,
+    };
+  }
+
+  async deleteSession(userId: string, agentId: string, sessionId: string): Promise<boolean> {
+    const key = sessionKey(userId, agentId, sessionId);
+    const file = this.file(key);
+    try {
+      return await withFileLock(`${file}.lock`, this.lock, async () => {
+        try {
+          await unlink(file);
+          return true;
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+          throw error;
+        }
+      });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false; // the directory does not exist
+      throw fsError(error, 'deleteSession');
+    }
+  }
+
+  /** The path of a session's file. */
+  file(key: SessionKey): string {
+    return join(
+      this.directory,
+      fileSegment(key.userId),
+      fileSegment(key.agentId),
+      `${fileSegment(key.sessionId)}${RECORD_SUFFIX}`,
+    );
+  }
+
+  private async read(key: SessionKey): Promise<string | null> {
+    try {
+      return await readFile(this.file(key), 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw fsError(error, 'getSession');
+    }
+  }
+
+  /**
+   * Read–check–write under the session's lock: `next` sees the current record (or `null`) and returns the
+   * new one; the file is replaced atomically (temp file, fsync, rename). With `stateOnly` the current
+   * state is not parsed (it is about to be replaced).
+   */
+  private async write(
+    key: SessionKey,
+    next: (
+      current: (SessionSummary & { state: AgentState }) | null,
+    ) => Promise<{ summary: SessionSummary; stateJson: string; state: AgentState }>,
+    stateOnly = false,
+  ): Promise<SessionRecord> {
+    const file = this.file(key);
+    const dir = join(file, '..');
+    try {
+      await mkdir(dir, { recursive: true, mode: 0o700 });
+      return await withFileLock(`${file}.lock`, this.lock, async () => {
+        const text = await this.read(key);
+        const current =
+          text === null
+            ? null
+            : stateOnly
+              ? { ...parseSummaryFile(key, text), state: undefined as unknown as AgentState }
+              : parseRecordFile(key, text);
+        const { summary, stateJson, state } = await next(current);
+        const tmp = `${file}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
+        const handle = await open(tmp, 'wx', 0o600);
+        try {
+          await handle.writeFile(formatRecordFile(summary, stateJson));
+          await handle.sync();
+        } finally {
+          await handle.close();
+        }
+        try {
+          await rename(tmp, file);
+        } catch (error) {
+          await unlink(tmp).catch(() => undefined);
+          throw error;
+        }
+        if (text === null) await syncDirectory(dir);
+        return { ...summary, metadata: structuredClone(summary.metadata), state };
+      });
+    } catch (error) {
+      throw fsError(error, 'write');
+    }
+  }
+}
+
+async function syncDirectory(dir: string): Promise<void> {
+  try {
+    const handle = await open(dir, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    // Not supported everywhere (e.g. Windows); the rename itself is still atomic.
+  }
+}
+
+function fsError(error: unknown, operation: string): AgentkitError {
+  if (AgentkitError.isInstance(error)) return error;
+  return new StoreConnectionError(
+    `File session store ${operation} failed: ${error instanceof Error ? error.message : String(error)}`,
+    { cause: error },
+  );
+}
+
+/**
+ * The session id of a file in a pair's directory: decoded from its name, or read from the file when the
+ * name is a hash (long ids). `null` for files that are not this store's session files.
+ */
+function sessionIdOf(name: string, text: string): string | null {
+  const segment = name.slice(0, -RECORD_SUFFIX.length);
+  if (segment.startsWith('_')) {
+    try {
+      const id = decodeURIComponent(segment.slice(1));
+      return fileSegment(id) === segment ? id : null;
+    } catch {
+      return null;
+    }
+  }
+  if (!segment.startsWith('~')) return null;
+  try {
+    const head = JSON.parse(text.slice(text.indexOf(':') + 1, text.indexOf('\n') - 1)) as {
+      sessionId?: unknown;
+    };
+    if (typeof head.sessionId === 'string' && fileSegment(head.sessionId) === segment) return head.sessionId;
+  } catch {
+    // unreadable below
+  }
+  return segment; // reported as a StoreDataError (the ids in the file do not match)
+}
+
+function sessionKey(userId: string, agentId: string, sessionId: string): SessionKey {
+  checkId('userId', userId);
+  checkId('agentId', agentId);
+  checkId('sessionId', sessionId);
+  return { userId, agentId, sessionId };
+}
+
+function checkExpectedVersion(v: unknown): number | undefined {
+  if (v === undefined) return undefined;
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0)
+    throw new InvalidInputError(`expectedVersion must be an integer ≥ 0, got ${String(v)}.`);
+  return v;
+}
+
+function checkLimit(limit: unknown): number {
+  if (limit === undefined) return DEFAULT_LIST_LIMIT;
+  if (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit < 1)
+    throw new InvalidInputError(`limit must be a positive integer, got ${String(limit)}.`);
+  return limit;
+}
+
+function copyMetadata(metadata: unknown): JSONObject {
+  if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata))
+    throw new InvalidInputError('metadata must be a JSON object.');
+  try {
+    return JSON.parse(JSON.stringify(metadata)) as JSONObject;
+  } catch (cause) {
+    throw new InvalidInputError(`metadata is not JSON-serialisable: ${(cause as Error).message}`);
+  }
+}
+
+/** A cheap top-level check (the full check runs on load), then the one `JSON.stringify` of the save path. */
+function serializeState(state: unknown): string {
+  const s = state as Partial<AgentState> | null;
+  if (
+    typeof s !== 'object' ||
+    s === null ||
+    Array.isArray(s) ||
+    typeof s.schemaVersion !== 'number' ||
+    !SUPPORTED_AGENT_STATE_VERSIONS.includes(s.schemaVersion) ||
+    typeof s.sessionId !== 'string' ||
+    !Array.isArray(s.context)
+  )
+    throw new InvalidInputError(
+      'state must be an AgentState (an object with a supported schemaVersion, a sessionId and a context array).',
+    );
+  try {
+    return JSON.stringify(s);
+  } catch (cause) {
+    throw new InvalidInputError(`state is not JSON-serialisable: ${(cause as Error).message}`);
+  }
+}
+
+/** Newest `createdAt` first; equal times by session id, descending. */
+function newestFirst(
+  a: { createdAt: string; sessionId: string },
+  b: { createdAt: string; sessionId: string },
+): number {
+  if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt ? 1 : -1;
+  if (a.sessionId === b.sessionId) return 0;
+  return a.sessionId < b.sessionId ? 1 : -1;
+}
+
+function encodeCursor(s: SessionSummary): string {
+  return `f1.${Buffer.from(JSON.stringify([s.createdAt, s.sessionId])).toString('base64url')}`;
+}
+
+function decodeCursor(cursor: unknown): { createdAt: string; sessionId: string } {
+  if (typeof cursor === 'string' && cursor.startsWith('f1.')) {
+    try {
+      const value: unknown = JSON.parse(Buffer.from(cursor.slice(3), 'base64url').toString('utf8'));
+      if (Array.isArray(value) && typeof value[0] === 'string' && typeof value[1] === 'string')
+        return { createdAt: value[0], sessionId: value[1] };
+    } catch {
+      // reported below
+    }
+  }
+  throw new InvalidInputError(
+    `Invalid listSessions cursor ${JSON.stringify(cursor)}: pass the cursor of the previous page or null.`,
+  );
+}

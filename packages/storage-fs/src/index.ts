@@ -1,0 +1,1 @@
+export { FileSessionStore, type FileSessionStoreOptions } from './file-session-store';
