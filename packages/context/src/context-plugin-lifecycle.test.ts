@@ -66,6 +66,59 @@ describe('compression and the reply lifecycle', () => {
     expect(getText(done)).toBe('all done');
   });
 
+  it('a CompressContext call queued behind a confirmation runs after a resume in a fresh agent', async () => {
+    const deploy = defineTool({
+      name: 'deploy',
+      description: 'Deploys',
+      inputSchema: { type: 'object' },
+      needsConfirmation: true,
+      execute: () => 'deployed',
+    });
+    const options = {
+      triggerRatio: 0.9,
+      reserveRatio: 0.1,
+      contextBufferRatio: 0.4,
+      compressionToolEnabled: true,
+    };
+    const first = new Agent({
+      name: 'Friday',
+      model: new ScriptedModel(
+        [[toolCallChunk('deploy', {}, 'd1'), toolCallChunk('CompressContext', {}, 'c1')]],
+        { contextSize: 1000 },
+      ),
+      tools: [deploy],
+      plugins: [contextPlugin(options)],
+      state: {
+        ...createAgentState(),
+        context: [createMsg({ role: 'user', id: 'old', content: chars('o', 300) })],
+      },
+    });
+    const paused = await first.reply('deploy, then tidy up');
+    expect(paused.finishedReason).toBeNull();
+
+    const model = new ScriptedModel([[toolCallChunk(SUMMARY_TOOL_NAME, FIELDS)], textChunks('done')], {
+      contextSize: 1000,
+    });
+    const second = new Agent({
+      name: 'Friday',
+      model,
+      tools: [deploy],
+      plugins: [contextPlugin(options)],
+      state: JSON.parse(JSON.stringify(first.state)),
+    });
+    const call = second.state.context
+      .at(-1)!
+      .content.find((b): b is ToolCallBlock => b.type === 'tool_call' && b.id === 'd1')!;
+    const done = await second.reply(userConfirmResult([{ confirmed: true, toolCall: call }]));
+    expect(done.finishedReason).toBe('completed');
+    expect(second.state.summary).toContain('# Task Overview\nT');
+    const blocks = second.state.context.flatMap((m) => m.content).map((b) => `${b.type}:${b.id}`);
+    expect(blocks).toEqual(
+      expect.arrayContaining(['tool_call:d1', 'tool_call:c1', 'tool_result:d1', 'tool_result:c1']),
+    );
+    expect(second.state.context.map((m) => m.id)).not.toContain('old');
+  });
+
   it('an interrupt during the summary call ends the reply as interrupted and leaves the context alone', async () => {
     const model = new ScriptedModel(
       [{ chunks: [toolCallChunk(SUMMARY_TOOL_NAME, FIELDS)], delayMs: 200 }, textChunks('never')],

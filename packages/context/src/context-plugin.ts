@@ -209,14 +209,21 @@ export function contextPlugin(options: ContextPluginOptions = {}): ContextPlugin
       },
       beforeTool({ ctx, toolCall, tool }) {
         if (toolCall.name !== COMPRESS_CONTEXT_TOOL_NAME || tool !== compressTool) return;
+        // A resumed reply runs queued calls without a model call first: take the context from here.
         const prev = live.get(ctx.state);
-        live.set(ctx.state, {
-          ctx,
-          systemPrompt: prev?.systemPrompt ?? ctx.systemPrompt,
-          tools: prev?.tools ?? NO_TOOLS,
-        });
+        const tools =
+          prev?.tools ??
+          ctx.tools.map((t) => ({
+            name: t.name,
+            description: t.description,
+            inputSchema: toolJsonSchema(t),
+          }));
+        live.set(ctx.state, { ctx, systemPrompt: prev?.systemPrompt ?? ctx.systemPrompt, tools });
         // The agent manages its own context: always allowed.
         return { decision: 'allow' };
+      },
+      onReplyEnd({ ctx }) {
+        live.delete(ctx.state);
       },
       async afterTool({ ctx, result }) {
         const limit = base.toolResultLimit;
