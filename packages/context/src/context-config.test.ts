@@ -1,4 +1,5 @@
-import { ConfigError } from '@agentkit/core';
+import { Agent, ConfigError } from '@agentkit/core';
+import { ScriptedModel } from '@agentkit/core/testing';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONTEXT_CONFIG, resolveContextConfig } from './context-config';
 import { contextPlugin } from './context-plugin';
@@ -37,6 +38,7 @@ describe('context configuration', () => {
     expect(a.config).not.toBe(b.config);
     expect(a.provides?.compression).not.toBe(b.provides?.compression);
     expect(resolveContextConfig({})).not.toBe(DEFAULT_CONTEXT_CONFIG);
+    expect(resolveContextConfig({}).summarySchema).not.toBe(resolveContextConfig({}).summarySchema);
   });
 
   it('rejects invalid ratios at construction, naming the field', () => {
@@ -77,6 +79,11 @@ describe('context configuration', () => {
       reserveRatio: 0.3,
     });
     expect(fieldOf(() => resolveContextConfig({ reserveRatio: 0.7 }, base))).toBe('reserveRatio');
+  });
+
+  it('rejects a model without a usable context size when the agent is built', () => {
+    const model = new ScriptedModel([], { contextSize: Number.NaN });
+    expect(() => new Agent({ name: 'a', model, plugins: [contextPlugin()] })).toThrow(/contextSize/);
   });
 
   it('mounts the CompressContext tool only when enabled', () => {

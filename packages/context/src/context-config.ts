@@ -77,6 +77,8 @@ export function resolveContextConfig(
     if (value !== undefined) (out as Record<string, unknown>)[key] = value;
   }
   validate(out);
+  // Never share the schema object between configurations (a caller may edit theirs).
+  out.summarySchema = structuredClone(out.summarySchema);
   return out;
 }
 

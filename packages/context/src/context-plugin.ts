@@ -190,6 +190,12 @@ export function contextPlugin(options: ContextPluginOptions = {}): ContextPlugin
     },
     offloader,
     setup(ctx) {
+      const size = ctx.model.contextSize;
+      if (typeof size !== 'number' || !(size > 0))
+        throw new ConfigError(
+          `@agentkit/context needs the model's contextSize (a positive number); '${ctx.model.name}' reports ${String(size)}.`,
+          { field: 'model.contextSize' },
+        );
       setups.push({
         agentName: ctx.agentName,
         model: ctx.model,

@@ -2,6 +2,7 @@ import {
   type AgentState,
   addUsage,
   type ChatModel,
+  ConfigError,
   createMsg,
   emptyUsage,
   type HintBlock,
@@ -137,6 +138,13 @@ export async function runCompression(
   if (images) target.replaceContext({ summary: state.summary, context: images });
 
   const size = model.contextSize;
+  if (typeof size !== 'number' || !(size > 0))
+    throw new ConfigError(
+      `@agentkit/context needs the model's contextSize (a positive number); '${model.name}' reports ${String(size)}.`,
+      {
+        field: 'model.contextSize',
+      },
+    );
   const threshold = options.threshold ?? config.triggerRatio * size;
   const summaryMsg = summaryMessage(state.summary);
   const tokensBefore =
