@@ -1,3 +1,7 @@
+import { createHash } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   Agent,
   type AgentState,
@@ -15,6 +19,7 @@ import { compressContext } from './compress-context';
 import { type ContextPluginOptions, contextPlugin } from './context-plugin';
 import { SUMMARY_TOOL_NAME, TRUNCATION_SUMMARY } from './defaults';
 import { ContextCompressionError, ContextThresholdError } from './errors';
+import { FileOffloader } from './file-offloader';
 import type { Offloader } from './offloader';
 
 const FIELDS = {
@@ -271,6 +276,38 @@ describe('manual compression (reference compress_context_test)', () => {
     await context.compress(agent);
     expect(model.requests[0]!.messages.map((m) => m.id).slice(0, 2)).toEqual(['1', '2']);
     expect(agent.state.context).toEqual([]);
+  });
+
+  it('keeps the offloaded-image notes when a compression then fails', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'agentkit-cc-'));
+    try {
+      const png =
+        'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
+      const img = (n: string) => ({
+        type: 'data' as const,
+        id: n,
+        name: n,
+        source: { type: 'base64' as const, data: png, mediaType: 'image/png' },
+      });
+      const failure = { error: new Error('simulated compression overflow') };
+      const { agent, context } = setup({
+        script: [failure, failure],
+        context: [createMsg({ role: 'user', id: 'u', content: [img('a'), img('b'), textBlock('hi')] })],
+        plugin: {
+          maxImageNum: 1,
+          offloader: new FileOffloader({ directory: dir, dataUrlBase: 'workspace:///' }),
+        },
+      });
+      const error = await context
+        .compress(agent, { config: { compressionFallbackToTruncation: false } })
+        .catch((e) => e);
+      expect(error).toBeInstanceOf(ContextCompressionError);
+      const url = `workspace:///data/${createHash('sha256').update(png).digest('hex')}.png`;
+      expect(JSON.stringify(agent.state.context)).toContain(url);
+      expect(agent.state.context[0]!.content.map((b) => b.type)).toEqual(['text', 'data', 'text']);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('does nothing below the threshold', async () => {
