@@ -1,3 +1,5 @@
+import { AgentkitError } from '@agentkit/core';
+
 const PLACEHOLDER = /\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
 /** The field names a summary template refers to (`{name}` placeholders), in order of appearance. */
@@ -8,10 +10,13 @@ export function templateFields(template: string): string[] {
 }
 
 /** Thrown by {@link renderSummary} when the template names a field the summary does not have. */
-export class MissingSummaryFieldError extends Error {
-  constructor(readonly field: string) {
-    super(`The summary has no field '${field}' that the summary template refers to.`);
-    this.name = 'MissingSummaryFieldError';
+export class MissingSummaryFieldError extends AgentkitError {
+  /** The missing field. */
+  readonly field: string;
+
+  constructor(field: string) {
+    super('SUMMARY_FIELD', `The summary has no field '${field}' that the summary template refers to.`);
+    this.field = field;
   }
 }
 
