@@ -1,0 +1,43 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const exec = promisify(execFile);
+const packageDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+describe('README', () => {
+  it('the example creates the session on the first run and updates it on the second', async () => {
+    const readme = await readFile(join(packageDir, 'README.md'), 'utf8');
+    const code = /```ts\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(code).toBeDefined();
+    const dir = await mkdtemp(join(tmpdir(), 'agentkit-readme-'));
+    const file = join(packageDir, `.readme-example-${process.pid}.ts`);
+    await writeFile(file, code as string);
+    try {
+      const run = async () =>
+        (
+          await exec(process.execPath, ['--conditions=@agentkit/source', '--import', 'tsx', file], {
+            cwd: packageDir,
+            env: { ...process.env, SESSIONS_DIR: dir },
+          })
+        ).stdout;
+      const sessionFile = join(dir, '_user_123', '_agent_456', '_session_789.json');
+      expect(await run()).toBe(
+        `completed Picking up where we left off.\nsaved version 1 to ${sessionFile}\n`,
+      );
+      expect(await run()).toBe(
+        `completed Picking up where we left off.\nsaved version 2 to ${sessionFile}\n`,
+      );
+      const saved = JSON.parse(await readFile(sessionFile, 'utf8'));
+      expect(saved.record.version).toBe(2);
+      expect(saved.state.context).toHaveLength(4);
+    } finally {
+      await rm(file, { force: true });
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
+});
