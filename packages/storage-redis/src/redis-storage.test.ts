@@ -177,24 +177,26 @@ describe('RedisStorage with two clients', () => {
 
 describe('RedisStorage TTL', () => {
   it('expires a session ttlSeconds after its last read or write (sliding), and listing forgets it', async () => {
-    const { store, keys } = open({ ttlSeconds: 1 });
-    const key = { userId: 'u', agentId: 'a', sessionId: 's' };
+    const { store, keys } = open({ ttlSeconds: 2 });
+    const recordKey = keys.record({ userId: 'u', agentId: 'a', sessionId: 's' });
+    const indexKey = keys.index('u', 'a');
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
     await store.upsertSession('u', 'a', 's');
-    const pttl = await admin.pttl(keys.record(key));
-    expect(pttl).toBeGreaterThan(500);
-    expect(pttl).toBeLessThanOrEqual(1000);
-    expect(await admin.pttl(keys.index('u', 'a'))).toBeGreaterThan(500);
-    await new Promise((r) => setTimeout(r, 700));
-    expect(await store.getSession('u', 'a', 's')).not.toBeNull(); // a read slides the expiry
-    await new Promise((r) => setTimeout(r, 700));
-    expect(
-      (await store.updateSessionState('u', 'a', 's', createAgentState({ sessionId: 's' }))).version,
-    ).toBe(2);
-    await new Promise((r) => setTimeout(r, 700));
-    expect(await store.getSession('u', 'a', 's')).not.toBeNull(); // 2.1 s after creation, alive
-    await new Promise((r) => setTimeout(r, 1300));
+    expect(await admin.pttl(recordKey)).toBeGreaterThan(1500);
+    expect(await admin.pttl(recordKey)).toBeLessThanOrEqual(2000);
+    expect(await admin.pttl(indexKey)).toBeGreaterThan(1500);
+    await sleep(600);
+    expect(await admin.pttl(recordKey)).toBeLessThan(1500);
+    expect(await store.getSession('u', 'a', 's')).not.toBeNull();
+    expect(await admin.pttl(recordKey)).toBeGreaterThan(1500); // a read slides the expiry
+    await sleep(600);
+    expect((await store.updateSessionState('u', 'a', 's', createAgentState({ sessionId: 's' }))).version).toBe(2);
+    expect(await admin.pttl(recordKey)).toBeGreaterThan(1500); // so does a write
+    expect(await admin.pttl(indexKey)).toBeGreaterThan(1500);
+    await sleep(2200);
     expect(await store.getSession('u', 'a', 's')).toBeNull();
     expect(await store.listSessions('u', 'a')).toEqual({ sessions: [], cursor: null });
+    expect(await admin.exists(indexKey)).toBe(0);
   });
 
   it('list prunes index entries whose record expired while the index lives on', async () => {
