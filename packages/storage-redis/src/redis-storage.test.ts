@@ -190,7 +190,9 @@ describe('RedisStorage TTL', () => {
     expect(await store.getSession('u', 'a', 's')).not.toBeNull();
     expect(await admin.pttl(recordKey)).toBeGreaterThan(1500); // a read slides the expiry
     await sleep(600);
-    expect((await store.updateSessionState('u', 'a', 's', createAgentState({ sessionId: 's' }))).version).toBe(2);
+    expect(
+      (await store.updateSessionState('u', 'a', 's', createAgentState({ sessionId: 's' }))).version,
+    ).toBe(2);
     expect(await admin.pttl(recordKey)).toBeGreaterThan(1500); // so does a write
     expect(await admin.pttl(indexKey)).toBeGreaterThan(1500);
     await sleep(2200);
