@@ -24,19 +24,10 @@ function script(lua: string): LuaScript {
  * {'CONFLICT', actualVersion | ''} or {'CORRUPT', reason}.
  */
 export const SAVE = script(`
-local cur = redis.call('HGET', KEYS[1], 'v')
+local cur = redis.call('HMGET', KEYS[1], 'v', 'c', 'x')
 local expected = ARGV[2]
 local ttl = tonumber(ARGV[8])
-local function expire()
-  if ttl > 0 then
-    redis.call('EXPIRE', KEYS[1], ttl)
-    redis.call('EXPIRE', KEYS[2], ttl)
-  else
-    redis.call('PERSIST', KEYS[1])
-    redis.call('PERSIST', KEYS[2])
-  end
-end
-if not cur then
+if not cur[1] then
   if redis.call('EXISTS', KEYS[1]) == 1 then return {'CORRUPT', 'the record has no version field'} end
   if ARGV[1] == 'update' then return {'NOT_FOUND'} end
   if expected ~= '' and expected ~= '0' then return {'CONFLICT', ''} end
@@ -46,11 +37,14 @@ if not cur then
   if state == '' then state = ARGV[7] end
   redis.call('HSET', KEYS[1], 'v', '1', 'c', ARGV[3], 'u', ARGV[3], 'm', meta, 's', state, 'x', ARGV[4])
   redis.call('ZADD', KEYS[2], 0, ARGV[4])
-  expire()
+  if ttl > 0 then
+    redis.call('EXPIRE', KEYS[1], ttl)
+    redis.call('EXPIRE', KEYS[2], ttl)
+  end
   return {'OK', 1, ARGV[3], ARGV[3], '', ''}
 end
-if expected ~= '' and expected ~= cur then return {'CONFLICT', cur} end
-local v = tonumber(cur)
+if expected ~= '' and expected ~= cur[1] then return {'CONFLICT', cur[1]} end
+local v = tonumber(cur[1])
 if not v then return {'CORRUPT', 'the version field is not a number'} end
 local fields = {'v', tostring(v + 1), 'u', ARGV[3]}
 local meta, state = '', ''
@@ -67,10 +61,13 @@ else
   state = redis.call('HGET', KEYS[1], 's') or ''
 end
 redis.call('HSET', KEYS[1], unpack(fields))
-local member = redis.call('HGET', KEYS[1], 'x')
-if member then redis.call('ZADD', KEYS[2], 'NX', 0, member) end
-expire()
-return {'OK', v + 1, redis.call('HGET', KEYS[1], 'c') or '', ARGV[3], meta, state}
+-- Re-index a session whose index entry was lost (e.g. evicted under memory pressure).
+if cur[3] then redis.call('ZADD', KEYS[2], 'NX', 0, cur[3]) end
+if ttl > 0 then
+  redis.call('EXPIRE', KEYS[1], ttl)
+  redis.call('EXPIRE', KEYS[2], ttl)
+end
+return {'OK', v + 1, cur[2] or '', ARGV[3], meta, state}
 `);
 
 /** Load a record and slide its TTL. KEYS: record, index. ARGV: TTL seconds. Returns HGETALL's flat list. */
