@@ -26,12 +26,14 @@ const LONE_SURROGATE = /\p{Cs}/u;
 export class InMemorySessionStore implements SessionStore {
   private readonly sessions = new Map<string, Entry>();
 
+  /** The session, or `null` when it does not exist. Throws `StoreDataError` for a corrupt record. */
   async getSession(userId: string, agentId: string, sessionId: string): Promise<SessionRecord | null> {
     const key = checkKey(userId, agentId, sessionId);
     const entry = this.sessions.get(mapKey(key));
     return entry ? toRecord(entry) : null;
   }
 
+  /** Creates the session (version 1, a fresh state when none is given) or replaces the given fields (version + 1). */
   async upsertSession(
     userId: string,
     agentId: string,
@@ -65,6 +67,7 @@ export class InMemorySessionStore implements SessionStore {
     return toRecord(entry);
   }
 
+  /** Saves the state after a reply. Throws `SessionNotFoundError` when the session does not exist. */
   async updateSessionState(
     userId: string,
     agentId: string,
@@ -92,6 +95,7 @@ export class InMemorySessionStore implements SessionStore {
     return toRecord(entry);
   }
 
+  /** The sessions of a user with an agent, newest first, a page at a time (pass back `cursor`; `null` at the end). */
   async listSessions(
     userId: string,
     agentId: string,
@@ -115,6 +119,7 @@ export class InMemorySessionStore implements SessionStore {
     };
   }
 
+  /** Deletes the session; `false` when it did not exist. */
   async deleteSession(userId: string, agentId: string, sessionId: string): Promise<boolean> {
     return this.sessions.delete(mapKey(checkKey(userId, agentId, sessionId)));
   }

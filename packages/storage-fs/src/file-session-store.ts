@@ -64,12 +64,14 @@ export class FileSessionStore implements SessionStore {
     this.lock = { timeoutMs, staleMs };
   }
 
+  /** The session, or `null` when it does not exist. Throws `StoreDataError` for a corrupt record. */
   async getSession(userId: string, agentId: string, sessionId: string): Promise<SessionRecord | null> {
     const key = sessionKey(userId, agentId, sessionId);
     const text = await this.read(key);
     return text === null ? null : parseRecordFile(key, text);
   }
 
+  /** Creates the session (version 1, a fresh state when none is given) or replaces the given fields (version + 1). */
   async upsertSession(
     userId: string,
     agentId: string,
@@ -107,6 +109,7 @@ export class FileSessionStore implements SessionStore {
     });
   }
 
+  /** Saves the state after a reply. Throws `SessionNotFoundError` when the session does not exist. */
   async updateSessionState(
     userId: string,
     agentId: string,
@@ -136,6 +139,7 @@ export class FileSessionStore implements SessionStore {
     );
   }
 
+  /** The sessions of a user with an agent, newest first, a page at a time (pass back `cursor`; `null` at the end). */
   async listSessions(
     userId: string,
     agentId: string,
@@ -180,6 +184,7 @@ export class FileSessionStore implements SessionStore {
     };
   }
 
+  /** Deletes the session; `false` when it did not exist. */
   async deleteSession(userId: string, agentId: string, sessionId: string): Promise<boolean> {
     const key = sessionKey(userId, agentId, sessionId);
     const file = this.file(key);

@@ -18,6 +18,7 @@ export interface RedisStorageOptions {
   db?: number;
   /** ACL user name (Redis 6+). */
   username?: string;
+  /** The password (with `username`: of that ACL user). */
   password?: string;
   /** `true` for TLS with default settings, or Node TLS options. */
   tls?: boolean | RedisOptions['tls'];

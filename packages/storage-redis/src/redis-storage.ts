@@ -78,6 +78,7 @@ export class RedisStorage implements SessionStore, AsyncDisposable {
     this.client.on('error', () => {});
   }
 
+  /** The session, or `null` when it does not exist. Throws `StoreDataError` for a corrupt record. */
   async getSession(userId: string, agentId: string, sessionId: string): Promise<SessionRecord | null> {
     const key = sessionKey(userId, agentId, sessionId);
     const recordKey = this.keys.record(key);
@@ -102,6 +103,7 @@ export class RedisStorage implements SessionStore, AsyncDisposable {
     return parseRecord(key, fields);
   }
 
+  /** Creates the session (version 1, a fresh state when none is given) or replaces the given fields (version + 1). */
   async upsertSession(
     userId: string,
     agentId: string,
@@ -123,6 +125,7 @@ export class RedisStorage implements SessionStore, AsyncDisposable {
     );
   }
 
+  /** Saves the state after a reply. Throws `SessionNotFoundError` when the session does not exist. */
   async updateSessionState(
     userId: string,
     agentId: string,
@@ -143,6 +146,7 @@ export class RedisStorage implements SessionStore, AsyncDisposable {
     );
   }
 
+  /** The sessions of a user with an agent, newest first, a page at a time (pass back `cursor`; `null` at the end). */
   async listSessions(
     userId: string,
     agentId: string,
@@ -181,6 +185,7 @@ export class RedisStorage implements SessionStore, AsyncDisposable {
     return { sessions, cursor: flat.length > limit * 5 ? `r1.${last}` : null };
   }
 
+  /** Deletes the session; `false` when it did not exist. */
   async deleteSession(userId: string, agentId: string, sessionId: string): Promise<boolean> {
     const key = sessionKey(userId, agentId, sessionId);
     try {
