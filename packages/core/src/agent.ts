@@ -6,7 +6,9 @@ import { StateError } from './errors/state-error';
 import type { AgentEvent } from './events';
 import { HookDriver } from './hook-driver';
 import type { JSONValue } from './json';
-import type { ChatModel } from './model';
+import type { ChatModel, ToolSchema } from './model';
+import { createMsg } from './msg';
+import { toolJsonSchema } from './tool-input';
 import type { Msg } from './msg';
 import type { Logger, Plugin, PluginOption, ReplyOptions, SetupContext } from './plugin';
 import { type AgentCore, type AgentInput, normalizeInput, ReplyRun } from './reply-loop';
@@ -76,9 +78,12 @@ export class Agent {
       }
 
     const tools = new Map<string, Tool>();
-    for (const tool of [...(options.tools ?? []), ...plugins.flatMap((p) => p.tools ?? [])]) {
+    const toolOwners = new Map<string, Plugin<any>>();
+    const owned = plugins.flatMap((p) => (p.tools ?? []).map((tool) => ({ tool, owner: p as Plugin<any> | undefined })));
+    for (const { tool, owner } of [...(options.tools ?? []).map((tool) => ({ tool, owner: undefined })), ...owned]) {
       if (tools.has(tool.name)) throw new ConfigError(`Two tools are named '${tool.name}'.`, { field: 'tools' });
       tools.set(tool.name, tool);
+      if (owner) toolOwners.set(tool.name, owner);
     }
 
     const state = options.state === undefined ? createAgentState() : parseAgentState(options.state);
@@ -96,6 +101,7 @@ export class Agent {
       model: options.model,
       fallbackModel: options.fallbackModel,
       tools,
+      toolOwners,
       plugins,
       driver: new HookDriver(plugins),
       state,
@@ -131,6 +137,28 @@ export class Agent {
   get state(): AgentState {
     return this.core.state;
   }
+
+  /** The system prompt. */
+  get systemPrompt(): string {
+    return this.core.systemPrompt;
+  }
+
+  /** True while a reply runs (an agent runs one reply at a time). */
+  get isReplying(): boolean {
+    return this.running;
+  }
+
+  /**
+   * Tokens of the next model request as the agent would send it now (system prompt, summary, context,
+   * the agent's and plugins' tools), counted incrementally with the model's counter or core's estimate.
+   */
+  countTokens(): number {
+    const { summary, context } = this.core.state;
+    const summaryMsgs = summary === '' || (Array.isArray(summary) && summary.length === 0) ? [] : [createMsg({ role: 'user', content: summary, id: 'summary' })];
+    this.toolSchemas ??= [...this.core.tools.values()].map((t) => ({ name: t.name, description: t.description, inputSchema: toolJsonSchema(t) }));
+    return this.core.counter.count({ systemPrompt: this.core.systemPrompt, messages: [...summaryMsgs, ...context], tools: this.toolSchemas });
+  }
+  private toolSchemas: ToolSchema[] | undefined;
 
   /** The tools of the agent and its plugins (reply-scoped tools are not listed). */
   get tools(): readonly Tool[] {

@@ -1,6 +1,5 @@
 import { AgentkitError } from './errors/agentkit-error';
-import { ModelError } from './errors/model-error';
-import { PluginHookError } from './errors/plugin-hook-error';
+import type { ModelError } from './errors/model-error';
 
 /**
  * The kind of failure that ended a reply.
@@ -58,8 +57,9 @@ export function classifyError(error: unknown): ErrorInfo {
     const e = queue.shift();
     if (typeof e !== 'object' || e === null || seen.has(e)) continue;
     seen.add(e);
-    if (e instanceof ModelError) return { type: e.errorType, message: e.message };
-    if (e instanceof PluginHookError) return { type: 'internal', message: e.message };
+    // Checked by code, not instanceof: a pick-and-mix install may hold two copies of core.
+    if (AgentkitError.isInstance(e) && e.code === 'MODEL') return { type: (e as ModelError).errorType, message: e.message };
+    if (AgentkitError.isInstance(e) && e.code === 'PLUGIN_HOOK') return { type: 'internal', message: e.message };
     const status = statusOf(e);
     const fromStatus = status === undefined ? undefined : errorTypeFromStatus(status);
     if (fromStatus) return { type: fromStatus, message: genericMessage(fromStatus, status) };

@@ -133,7 +133,14 @@ export interface UserConfirmResultEvent { type: 'USER_CONFIRM_RESULT'; replyId?:
 export interface ExternalExecutionResultEvent {
   type: 'EXTERNAL_EXECUTION_RESULT';
   replyId?: string;
-  executionResults: Array<Pick<ToolResultBlock, 'id' | 'output' | 'state'> & Partial<ToolResultBlock>>;
+  executionResults: Array<{
+    /** The id of the submitted call. */
+    id: string;
+    /** Text, or text and data parts (ids optional). */
+    output: string | Array<TextBlock | DataBlock | Omit<TextBlock, 'id'> | Omit<DataBlock, 'id'>>;
+    state: Exclude<ToolResultState, 'running'>;
+    metadata?: JSONObject;
+  }>;
 }
 /** Input: the user ends a paused reply. A no-op when nothing is paused. */
 export interface UserInterruptEvent { type: 'USER_INTERRUPT'; replyId?: string }

@@ -30,13 +30,15 @@ export interface ModelRequest {
 /**
  * A streamed piece of a model response. Chunks are deltas. A `text` chunk after `thinking` closes the
  * thinking block (and vice versa); `tool_call` chunks are keyed by `id` (the first one of an id carries
- * the name; later ones may omit it); `providerData` is merged into the block (e.g. thought signatures).
+ * the name; later ones may omit it); `providerData` is merged into the block (e.g. thought signatures);
+ * `newBlock: true` closes the open text/thinking/data block and starts another (two reasoning items, two
+ * images).
  */
 export type ModelChunk =
-  | { type: 'text'; delta: string; providerData?: ProviderData }
-  | { type: 'thinking'; delta: string; providerData?: ProviderData }
+  | { type: 'text'; delta: string; providerData?: ProviderData; newBlock?: boolean }
+  | { type: 'thinking'; delta: string; providerData?: ProviderData; newBlock?: boolean }
   | { type: 'tool_call'; id: string; name?: string; delta: string; providerData?: ProviderData }
-  | { type: 'data'; mediaType: string; data: string }
+  | { type: 'data'; mediaType: string; data: string; newBlock?: boolean }
   | { type: 'usage'; usage: Usage };
 
 /** What token counting sees: the same fields as a request, without the signal. */

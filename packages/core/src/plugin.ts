@@ -2,7 +2,7 @@ import type { HintBlock, ToolCallBlock, ToolResultBlock } from './blocks';
 import type { Capabilities } from './capabilities';
 import type { InputEvent } from './events';
 import type { JSONObject } from './json';
-import type { ChatModel, ModelRequest, TokenCountInput, ToolChoice } from './model';
+import type { ChatModel, ModelChunk, ModelRequest, TokenCountInput, ToolChoice } from './model';
 import type { Msg, ReplyFinishedReason } from './msg';
 import type { StandardSchemaV1 } from './standard-schema';
 import type { AgentState, ReplyPosition } from './state';
@@ -92,6 +92,11 @@ export interface PluginContext {
   emit(name: string, value: JSONObject): void;
   /** Replaces the summary and context (compression). Counts are invalidated. */
   replaceContext(next: { summary: AgentState['summary']; context: Msg[] }): void;
+  /**
+   * Streams a model call (e.g. a summary) through the agent's retries and fallback model. Pass your own
+   * `signal` or get the reply's.
+   */
+  streamModel(request: Omit<ModelRequest, 'signal'> & { signal?: AbortSignal }): AsyncIterable<ModelChunk>;
   /** Counts the tokens of a request (default: the current state as the next model call would see it). */
   countTokens(input?: TokenCountInput): number;
   /** A capability another plugin provides, or `undefined`. */

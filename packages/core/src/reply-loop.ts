@@ -11,8 +11,7 @@ import { isInputEvent } from './events';
 import type { HookDriver } from './hook-driver';
 import { newId } from './ids';
 import type { JSONObject, JSONValue } from './json';
-import { mergeAsync } from './merge-async';
-import type { ChatModel, ModelRequest, TokenCountInput, ToolChoice, ToolSchema } from './model';
+import type { ChatModel, ModelChunk, ModelRequest, TokenCountInput, ToolChoice, ToolSchema } from './model';
 import { createMsg, type Msg, type ReplyFinishedReason, validateMsg } from './msg';
 import { anyRuleMatches, decidePermission, defaultSuggestedRules } from './permissions';
 import type { ContinueReply, HookName, Hooks, InferenceRequest, Logger, Plugin, PluginContext, ReplyInput, ReplyOptions, ToolDecision } from './plugin';
@@ -33,6 +32,7 @@ export interface AgentCore {
   model: ChatModel;
   fallbackModel: ChatModel | undefined;
   tools: ReadonlyMap<string, Tool>;
+  toolOwners: ReadonlyMap<string, Plugin<any>>;
   plugins: readonly Plugin<any>[];
   driver: HookDriver;
   state: AgentState;
@@ -113,6 +113,8 @@ export class ReplyRun {
   private readonly signal = this.controller.signal;
   private msg!: Msg;
   private tools: Map<string, Tool>;
+  /** Which plugin mounted a tool, so its tools get that plugin's context. */
+  private readonly toolOwners: Map<string, Plugin<any>>;
   private toolSchemas: ToolSchema[] | undefined;
   private readonly contexts = new Map<Plugin<any>, PluginContext>();
   private readonly pending: AgentEvent[] = [];
@@ -128,6 +130,7 @@ export class ReplyRun {
   ) {
     this.state = core.state;
     this.tools = new Map(core.tools);
+    this.toolOwners = new Map(core.toolOwners);
     const outer = options.signal;
     if (outer) {
       if (outer.aborted) this.controller.abort(outer.reason);
@@ -135,9 +138,19 @@ export class ReplyRun {
     }
   }
 
+  /**
+   * While calls run concurrently, their events go here in the order they are applied (their generators'
+   * own yields are ignored), so the stream order always equals the order of changes to the message.
+   */
+  private sink: { queue: AgentEvent[]; notify: () => void } | undefined;
+
   /** Applies an event to the reply message and returns it for yielding. */
   private apply<E extends AgentEvent>(event: E): E {
     applyEvent(this.msg, event);
+    if (this.sink) {
+      this.sink.queue.push(event);
+      this.sink.notify();
+    }
     return event;
   }
 
@@ -180,7 +193,10 @@ export class ReplyRun {
     try {
       for (const { plugin, fn } of this.core.driver.get('beforeReply')) {
         const out = await this.intercept(plugin, 'beforeReply', () => fn({ ctx: this.ctx(plugin), input: replyInput, options: this.options }));
-        for (const tool of out?.tools ?? []) this.tools.set(tool.name, tool);
+        for (const tool of out?.tools ?? []) {
+          this.tools.set(tool.name, tool);
+          this.toolOwners.set(tool.name, plugin);
+        }
         yield* this.flush();
       }
       if (replyInput.kind === 'resume') {
@@ -196,8 +212,12 @@ export class ReplyRun {
 
   private async *loop(): AsyncGenerator<AgentEvent, Msg> {
     const reply = this.state.reply!;
-    for (;;) {
+    // A safety net against a loop that makes no progress (a state no path resolves): never spin forever.
+    const passLimit = 4 * this.core.maxIters + 20;
+    for (let pass = 0; ; pass++) {
       if (this.signal.aborted) return yield* this.end('interrupted');
+      if (pass > passLimit)
+        return yield* this.end('error', { type: 'internal', message: `The reply made no progress after ${pass} steps; it was stopped.` });
       const awaiting = awaitingCalls(this.msg);
       const executable = this.msg.content.filter(
         (b): b is ToolCallBlock =>
@@ -267,7 +287,7 @@ export class ReplyRun {
       const given = request;
       const out = await this.intercept(plugin, 'beforeInference', () => fn({ ctx: this.ctx(plugin), request: given }));
       if (out) request = out;
-      // A hook that changed the state (a hint, a compression) without supplying messages gets them rebuilt.
+      // A hook that replaced the context (compression) without supplying messages gets them rebuilt.
       if (this.revision !== before && request.messages === given.messages) request = { ...request, messages: this.buildMessages() };
       yield* this.flush();
     }
@@ -295,9 +315,13 @@ export class ReplyRun {
 
     let interrupted = false;
     try {
-      for await (const chunk of this.streamWithRetry(request, () => sawText || sawToolCall || thinking !== undefined)) {
+      for await (const chunk of this.streamWithRetry(request)) {
         switch (chunk.type) {
           case 'text': {
+            if (chunk.newBlock && text) {
+              yield this.apply({ type: 'TEXT_BLOCK_END', replyId, blockId: text.id, ...(text.providerData ? { providerData: text.providerData } : {}) });
+              text = undefined;
+            }
             if (thinking) {
               yield this.closeThinking(thinking.id);
               thinking = undefined;
@@ -317,6 +341,10 @@ export class ReplyRun {
               yield this.apply({ type: 'TEXT_BLOCK_END', replyId, blockId: text.id, ...(text.providerData ? { providerData: text.providerData } : {}) });
               text = undefined;
             }
+            if (chunk.newBlock && thinking) {
+              yield this.closeThinking(thinking.id);
+              thinking = undefined;
+            }
             if (!thinking) {
               thinking = { id: newId() };
               yield this.apply({ type: 'THINKING_BLOCK_START', replyId, blockId: thinking.id });
@@ -329,15 +357,22 @@ export class ReplyRun {
             let call = openCalls.get(chunk.id);
             if (!call) {
               sawToolCall = true;
-              yield this.apply({ type: 'TOOL_CALL_START', replyId, toolCallId: chunk.id, toolCallName: chunk.name ?? '' });
+              // Call ids must be unique within the reply; a model that reuses one gets a suffixed id.
+              let id = chunk.id;
+              for (let n = 2; this.msg.content.some((b) => b.type === 'tool_call' && b.id === id); n++) id = `${chunk.id}~${n}`;
+              yield this.apply({ type: 'TOOL_CALL_START', replyId, toolCallId: id, toolCallName: chunk.name ?? '' });
               call = this.msg.content[this.msg.content.length - 1] as ToolCallBlock;
               openCalls.set(chunk.id, call);
             }
             if (chunk.providerData) call.providerData = { ...call.providerData, ...chunk.providerData };
-            if (chunk.delta) yield this.apply({ type: 'TOOL_CALL_DELTA', replyId, toolCallId: chunk.id, delta: chunk.delta });
+            if (chunk.delta) yield this.apply({ type: 'TOOL_CALL_DELTA', replyId, toolCallId: call.id, delta: chunk.delta });
             break;
           }
           case 'data': {
+            if (chunk.newBlock && data) {
+              yield this.apply({ type: 'DATA_BLOCK_END', replyId, blockId: data.id });
+              data = undefined;
+            }
             if (!data) {
               data = { id: newId() };
               yield this.apply({ type: 'DATA_BLOCK_START', replyId, blockId: data.id, mediaType: chunk.mediaType });
@@ -375,7 +410,15 @@ export class ReplyRun {
   }
 
   /** Streams from the model, retrying failures that happen before any output, then the fallback model. */
-  private async *streamWithRetry(request: ModelRequest, producedOutput: () => boolean) {
+  async *streamWithRetry(request: ModelRequest): AsyncGenerator<ModelChunk> {
+    let produced = false;
+    for await (const chunk of this.streamAttempts(request, () => produced)) {
+      produced = true;
+      yield chunk;
+    }
+  }
+
+  private async *streamAttempts(request: ModelRequest, producedOutput: () => boolean): AsyncGenerator<ModelChunk> {
     const models = this.core.fallbackModel ? [this.core.model, this.core.fallbackModel] : [this.core.model];
     const { maxRetries, initialDelayMs, maxDelayMs } = this.core.retry;
     let lastError: unknown;
@@ -415,8 +458,7 @@ export class ReplyRun {
     for (const run of runs) {
       let outcomes: CallOutcome[];
       if (run.concurrent && run.calls.length > 1) {
-        const asked: ToolCallBlock[] = [];
-        outcomes = yield* mergeAsync(run.calls.map((c) => this.executeCall(c, asked)));
+        outcomes = yield* this.runConcurrently(run.calls);
       } else {
         outcomes = [];
         for (const call of run.calls) {
@@ -429,6 +471,41 @@ export class ReplyRun {
       if (outcomes.includes('paused')) return 'paused';
     }
     return 'done';
+  }
+
+  /** Runs calls in parallel; events stream in the order they happen (completion order across calls). */
+  private async *runConcurrently(calls: ToolCallBlock[]): AsyncGenerator<AgentEvent, CallOutcome[]> {
+    const queue: AgentEvent[] = [];
+    let wake: (() => void) | undefined;
+    let done = false;
+    this.sink = { queue, notify: () => wake?.() };
+    const asked: ToolCallBlock[] = [];
+    const drive = async (gen: AsyncGenerator<AgentEvent, CallOutcome>) => {
+      for (;;) {
+        const r = await gen.next();
+        if (r.done) return r.value;
+      }
+    };
+    const all = Promise.allSettled(calls.map((c) => drive(this.executeCall(c, asked))));
+    void all.then(() => {
+      done = true;
+      wake?.();
+    });
+    try {
+      for (;;) {
+        while (queue.length) yield queue.shift()!;
+        if (done) break;
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+        });
+      }
+    } finally {
+      this.sink = undefined;
+    }
+    const settled = await all;
+    const failed = settled.find((r) => r.status === 'rejected');
+    if (failed) throw (failed as PromiseRejectedResult).reason;
+    return settled.map((r) => (r as PromiseFulfilledResult<CallOutcome>).value);
   }
 
   private async *executeCall(call: ToolCallBlock, askedInRun: ToolCallBlock[] | undefined): AsyncGenerator<AgentEvent, CallOutcome> {
@@ -481,7 +558,9 @@ export class ReplyRun {
     let metadata: JSONObject = {};
     try {
       if (!tool.execute) throw new Error(`Tool '${tool.name}' has no execute function.`);
-      const value = await tool.execute(input, this.toolContext(call));
+      if (this.signal.aborted) throw this.signal.reason;
+      // A tool that ignores the signal must not hold the interrupted reply open.
+      const value = await raceAbort(Promise.resolve(tool.execute(input, this.toolContext(call))), this.signal);
       const result = isAsyncIterable(value) ? toToolResult(yield* this.streamTool(call.id, value), true) : toToolResult(value, false);
       if (result.state) state = result.state;
       if (result.metadata) metadata = result.metadata;
@@ -503,7 +582,7 @@ export class ReplyRun {
   private async *streamTool(callId: string, iterable: AsyncIterable<ToolChunk>): AsyncGenerator<AgentEvent, unknown> {
     const it = iterable[Symbol.asyncIterator]();
     for (;;) {
-      const r = await it.next();
+      const r = await raceAbort(it.next(), this.signal);
       if (r.done) return r.value;
       yield* this.emitOutput(callId, [r.value]);
       if (this.signal.aborted) {
@@ -569,7 +648,9 @@ export class ReplyRun {
 
   private toolContext(call: ToolCallBlock): ToolContext {
     const state = this.state;
+    const owner = this.toolOwners.get(call.name);
     return {
+      ...(owner ? { plugin: this.ctx(owner) } : {}),
       signal: this.signal,
       toolCallId: call.id,
       replyId: this.msg.id,
@@ -612,7 +693,7 @@ export class ReplyRun {
     for (const r of event.executionResults) {
       const call = this.msg.content.find((b): b is ToolCallBlock => b.type === 'tool_call' && b.id === r.id)!;
       yield* this.emitOutput(call.id, r.output);
-      yield* this.finishResult(call, r.state === 'running' ? 'success' : r.state, r.metadata ?? {});
+      yield* this.finishResult(call, r.state, r.metadata ?? {});
     }
     return 'done';
   }
@@ -663,7 +744,13 @@ export class ReplyRun {
   // ── plugin plumbing ──────────────────────────────────────────────────────────────────────────
 
   private async *flush(): AsyncGenerator<AgentEvent> {
-    while (this.pending.length) yield this.pending.shift()!;
+    while (this.pending.length) {
+      const event = this.pending.shift()!;
+      if (this.sink) {
+        this.sink.queue.push(event);
+        this.sink.notify();
+      } else yield event;
+    }
   }
 
   private async intercept<T>(plugin: Plugin<any>, hook: HookName, call: () => T | Promise<T>): Promise<T> {
@@ -709,8 +796,9 @@ export class ReplyRun {
       hint: structuredClone(hint),
       createdAt: now(),
     };
+    // No revision bump: the request holds the reply message itself, so the hint is already in it and
+    // edits other hooks made to the request are kept.
     this.apply(event);
-    this.revision++;
     if (emit) this.pending.push(event);
     return this.msg.content[this.msg.content.length - 1] as HintBlock;
   }
@@ -757,6 +845,7 @@ export class ReplyRun {
           state.context.push(run.msg);
         }
       },
+      streamModel: (request) => run.streamWithRetry({ ...request, signal: request.signal ?? run.signal }),
       countTokens: (input?: TokenCountInput) =>
         core.counter.count(input ?? { systemPrompt: core.systemPrompt, messages: run.buildMessages(), tools: run.schemas() }),
       capability: (name) => core.capabilities[name],
@@ -780,6 +869,24 @@ function toToolResult(value: unknown, streamed: boolean): Partial<ToolResult> {
   if (isResult) return value as Partial<ToolResult>;
   if (streamed || value === undefined) return {};
   return { output: typeof value === 'string' ? value : JSON.stringify(value) };
+}
+
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

@@ -1,6 +1,7 @@
 import type { DataBlock, TextBlock, ToolResultState } from './blocks';
 import type { JSONObject, JSONSchema } from './json';
 import type { StandardSchemaV1 } from './standard-schema';
+import type { PluginContext } from './plugin';
 import type { AgentState } from './state';
 
 /** What a tool receives besides its input. */
@@ -17,6 +18,8 @@ export interface ToolContext {
   getPluginState<T = unknown>(plugin: string): T;
   /** Replaces a plugin's state slot (must be JSON). */
   setPluginState(plugin: string, value: unknown): void;
+  /** The context of the plugin that mounted this tool (plugin tools only): model, hints, compression… */
+  plugin?: PluginContext;
   /** Ends the reply after the current tool round with `completed` and the given structured output. */
   finishReply(result: { structuredOutput?: unknown }): void;
 }
