@@ -2,5 +2,6 @@ import { defineProject } from 'vitest/config';
 
 export default defineProject({
   resolve: { conditions: ['@agentkit/source'] },
+  ssr: { resolve: { conditions: ['@agentkit/source'] } },
   test: { name: 'structured-output', include: ['src/**/*.test.ts', 'test/**/*.test.ts'] },
 });

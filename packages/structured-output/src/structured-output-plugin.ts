@@ -26,11 +26,6 @@ export interface StructuredOutputOptions {
    * them the reply ends `exceed_max_iters` with `structuredOutput: null`. A positive integer, default 5.
    */
   graceIters?: number;
-  /**
-   * The agent's `maxIters`, from which the call is forced. Only needed until the kernel exposes it to
-   * plugins; default: the kernel's value when exposed, else 50 (the kernel's default).
-   */
-  maxIters?: number;
 }
 
 /** What the plugin keeps in `state.reply.data[name]` for the current reply: the schema as JSON Schema. */
@@ -39,7 +34,6 @@ export interface StructuredOutputReplyData {
 }
 
 const DEFAULT_GRACE_ITERS = 5;
-const DEFAULT_MAX_ITERS = 50;
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -71,25 +65,11 @@ export function structuredOutput(options: StructuredOutputOptions = {}): Plugin 
         field: 'graceIters',
       },
     );
-  if (options.maxIters !== undefined && (!Number.isInteger(options.maxIters) || options.maxIters <= 0))
-    throw new ConfigError(
-      `structuredOutput: maxIters must be a positive integer, got ${String(options.maxIters)}.`,
-      {
-        field: 'maxIters',
-      },
-    );
 
   const validator = new JsonSchemaValidator();
   // The schema objects of replies started in this process, by the agent's live state. After a restart
   // (a new state object) there is none and the stored JSON Schema validates.
   const liveSchemas = new WeakMap<AgentState, { replyId: string; schema: StandardSchemaV1 | null }>();
-
-  const maxItersOf = (ctx: PluginContext): number => {
-    // Kernel gap: PluginContext does not expose the agent's maxIters (yet); read it when it does.
-    const fromKernel = (ctx as { maxIters?: unknown }).maxIters;
-    if (typeof fromKernel === 'number') return fromKernel;
-    return options.maxIters ?? DEFAULT_MAX_ITERS;
-  };
 
   const storedSchema = (ctx: PluginContext): JSONSchema | null => {
     const data = ctx.getReplyData<unknown>();
@@ -133,7 +113,7 @@ export function structuredOutput(options: StructuredOutputOptions = {}): Plugin 
 
       beforeInference({ ctx, request }) {
         if (!pending(ctx)) return;
-        const forced = ctx.reply.iteration >= maxItersOf(ctx);
+        const forced = ctx.reply.iteration >= ctx.maxIters;
         ctx.addHint(structuredOutputHint(forced), { source: STRUCTURED_OUTPUT_HINT_SOURCE });
         if (forced) return { ...request, toolChoice: { name: GENERATE_STRUCTURED_OUTPUT_TOOL_NAME } };
       },
@@ -144,11 +124,14 @@ export function structuredOutput(options: StructuredOutputOptions = {}): Plugin 
           return { decision: 'allow' };
       },
 
-      beforeFinish({ ctx, reason }) {
+      beforeFinish({ ctx }) {
         if (!pending(ctx)) return;
-        // A text-only answer never ends a reply that owes a structured output.
-        if (reason === 'completed') return { continue: true };
-        if (ctx.reply.iteration < maxItersOf(ctx) + graceIters) return { continue: true };
+        // Neither a text-only answer nor the iteration limit ends a reply that owes a structured output,
+        // until the grace iterations after `maxIters` are used up.
+        // Kernel gap: when the last grace iteration ends with a text answer, the kernel asks with reason
+        // 'completed' and this hook cannot turn it into 'exceed_max_iters'; the reply then ends
+        // 'completed' with `structuredOutput: null`.
+        if (ctx.reply.iteration < ctx.maxIters + graceIters) return { continue: true };
       },
 
       onReplyEnd({ ctx }) {
