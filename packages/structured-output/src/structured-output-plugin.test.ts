@@ -161,7 +161,12 @@ describe('structuredOutput plugin', () => {
 
   it('ends with structuredOutput null once the grace iterations are used (text answers)', async () => {
     const model = new ScriptedModel([textChunks('Sunny.'), textChunks('Still sunny.')]);
-    const agent = new Agent({ name: 'assistant', model, maxIters: 1, plugins: [structuredOutput({ graceIters: 1 })] });
+    const agent = new Agent({
+      name: 'assistant',
+      model,
+      maxIters: 1,
+      plugins: [structuredOutput({ graceIters: 1 })],
+    });
     const result = await agent.reply('Weather?', { structuredSchema: weather });
 
     expect(result.structuredOutput).toBeNull();
