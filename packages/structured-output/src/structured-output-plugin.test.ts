@@ -261,9 +261,13 @@ describe('structuredOutput plugin', () => {
     const agent = new Agent({ name: 'assistant', model, plugins: [structuredOutput()] });
     const notObject = await agent.reply('x', { structuredSchema: z.string() });
     expect(notObject.finishedReason).toBe('error');
+    expect(notObject.error?.message).toMatch(/must describe an object/);
     expect(model.callCount).toBe(0);
     const unrepresentable = await agent.reply('y', { structuredSchema: z.object({ at: z.date() }) });
     expect(unrepresentable.finishedReason).toBe('error');
+    expect(unrepresentable.error?.message).toMatch(
+      /cannot be converted to JSON Schema: Date cannot be represented/,
+    );
     expect(model.callCount).toBe(0);
   });
 
@@ -360,6 +364,24 @@ describe('structured output across pauses', () => {
     expect(model.requests[1]!.tools.find((t) => t.name === TOOL)?.inputSchema).toMatchObject({
       properties: { city: { type: 'string' } },
     });
+  });
+
+  it('ends a resumed reply with an error when the stored schema is corrupt', async () => {
+    const { agent, asking } = await pausedAgent();
+    const state = JSON.parse(JSON.stringify(agent.state));
+    state.reply.data[PLUGIN] = { schema: 'not a schema' };
+    const model = new ScriptedModel([[toolCallChunk(TOOL, { city: 'Hangzhou' })]]);
+    const restored = new Agent({
+      name: 'assistant',
+      model,
+      tools: [approve],
+      plugins: [structuredOutput()],
+      state,
+    });
+    const result = await restored.reply(userConfirmResult([{ confirmed: true, toolCall: asking }]));
+    expect(result.finishedReason).toBe('error');
+    expect(JSON.stringify(result.error)).toContain(PLUGIN);
+    expect(model.callCount).toBe(0);
   });
 
   it('resumes from the JSON state in a new Agent of the same process (JSON Schema path)', async () => {
