@@ -6,7 +6,11 @@ import { build } from 'esbuild';
 const BUDGET_GZIP_BYTES = 20 * 1024;
 
 const result = await build({
-  stdin: { contents: "export * from './dist/index.js';", resolveDir: new URL('..', import.meta.url).pathname, loader: 'js' },
+  stdin: {
+    contents: "export * from './dist/index.js';",
+    resolveDir: new URL('..', import.meta.url).pathname,
+    loader: 'js',
+  },
   bundle: true,
   minify: true,
   format: 'esm',
@@ -16,7 +20,9 @@ const result = await build({
 const code = result.outputFiles[0].contents;
 const gzip = gzipSync(code, { level: 9 }).length;
 const kb = (n) => `${(n / 1024).toFixed(1)} kB`;
-console.log(`@agentkit/core: ${kb(code.length)} minified, ${kb(gzip)} min+gzip (budget ${kb(BUDGET_GZIP_BYTES)})`);
+console.log(
+  `@agentkit/core: ${kb(code.length)} minified, ${kb(gzip)} min+gzip (budget ${kb(BUDGET_GZIP_BYTES)})`,
+);
 if (gzip > BUDGET_GZIP_BYTES) {
   console.error(`@agentkit/core is over its size budget by ${gzip - BUDGET_GZIP_BYTES} bytes.`);
   process.exit(1);

@@ -5,7 +5,13 @@ import { defineTool } from './tool';
 import { getText, userMsg } from './msg';
 import { replayEvents } from './replay-events';
 import type { AgentEvent } from './events';
-import { ScriptedModel, textChunks, thinkingChunk, toolCallChunk, usageChunk } from './testing/scripted-model';
+import {
+  ScriptedModel,
+  textChunks,
+  thinkingChunk,
+  toolCallChunk,
+  usageChunk,
+} from './testing/scripted-model';
 import { ConfigError } from './errors/config-error';
 
 const add = defineTool({
@@ -25,7 +31,9 @@ const types = (events: unknown[]) => events.map((e) => (e as AgentEvent).type ??
 
 describe('Agent basics', () => {
   it('should stream a text reply with the exact event order and return the accumulated message', async () => {
-    const model = new ScriptedModel([[...textChunks('Hello there'), usageChunk({ inputTokens: 10, outputTokens: 3, cacheInputTokens: 4 })]]);
+    const model = new ScriptedModel([
+      [...textChunks('Hello there'), usageChunk({ inputTokens: 10, outputTokens: 3, cacheInputTokens: 4 })],
+    ]);
     const agent = new Agent({ name: 'Friday', model });
     const events = await collect(agent.replyStream(userMsg('hi'), { yieldFinalMsg: true }));
     expect(types(events)).toEqual([
@@ -44,7 +52,13 @@ describe('Agent basics', () => {
     expect(getText(msg!)).toBe('Hello there');
     expect(msg!.finishedReason).toBe('completed');
     expect(msg!.finishedAt).toEqual(expect.any(String));
-    expect(msg!.usage).toEqual({ inputTokens: 10, outputTokens: 3, cacheInputTokens: 4, cacheCreationInputTokens: 0, reasoningTokens: 0 });
+    expect(msg!.usage).toEqual({
+      inputTokens: 10,
+      outputTokens: 3,
+      cacheInputTokens: 4,
+      cacheCreationInputTokens: 0,
+      reasoningTokens: 0,
+    });
     // Replaying the stream gives the persisted message.
     const persisted = agent.state.context.at(-1);
     expect(replayEvents(events.slice(0, -1) as AgentEvent[])).toEqual(persisted);
@@ -63,7 +77,11 @@ describe('Agent basics', () => {
     expect(msg.usage?.inputTokens).toBe(12);
     expect(msg.content.map((b) => b.type)).toEqual(['tool_call', 'tool_result', 'text']);
     const result = msg.content[1];
-    expect(result).toMatchObject({ type: 'tool_result', state: 'success', output: [{ type: 'text', text: '3' }] });
+    expect(result).toMatchObject({
+      type: 'tool_result',
+      state: 'success',
+      output: [{ type: 'text', text: '3' }],
+    });
     expect(msg.content[0]).toMatchObject({ state: 'finished' });
   });
 

@@ -25,7 +25,10 @@ export interface ReplyStreamOptions<S = unknown> extends ReplyOptions<S> {
   yieldFinalMsg?: boolean;
 }
 
-function flattenPlugins(options: readonly PluginOption[] | undefined, out: Plugin<any>[] = []): Plugin<any>[] {
+function flattenPlugins(
+  options: readonly PluginOption[] | undefined,
+  out: Plugin<any>[] = [],
+): Plugin<any>[] {
   for (const p of options ?? []) {
     if (!p) continue;
     if (Array.isArray(p)) flattenPlugins(p, out);
@@ -52,36 +55,54 @@ export class Agent {
   private running = false;
 
   constructor(options: AgentOptions) {
-    if (typeof options?.name !== 'string' || options.name === '') throw new ConfigError("Agent option 'name' must be a non-empty string.", { field: 'name' });
+    if (typeof options?.name !== 'string' || options.name === '')
+      throw new ConfigError("Agent option 'name' must be a non-empty string.", { field: 'name' });
     if (!options.model || typeof options.model.stream !== 'function')
-      throw new ConfigError("Agent option 'model' must be a ChatModel (an object with a stream() method).", { field: 'model' });
+      throw new ConfigError("Agent option 'model' must be a ChatModel (an object with a stream() method).", {
+        field: 'model',
+      });
     const maxIters = options.maxIters ?? 50;
-    if (!Number.isInteger(maxIters) || maxIters < 1) throw new ConfigError("Agent option 'maxIters' must be an integer ≥ 1.", { field: 'maxIters' });
+    if (!Number.isInteger(maxIters) || maxIters < 1)
+      throw new ConfigError("Agent option 'maxIters' must be an integer ≥ 1.", { field: 'maxIters' });
     const logger: Logger = options.logger ?? console;
     const plugins = flattenPlugins(options.plugins);
 
     const names = new Set<string>();
     for (const p of plugins) {
-      if (typeof p.name !== 'string' || p.name === '') throw new ConfigError('Every plugin needs a non-empty name.', { field: 'plugins' });
-      if (names.has(p.name)) throw new ConfigError(`Plugin '${p.name}' is installed twice.`, { field: 'plugins' });
+      if (typeof p.name !== 'string' || p.name === '')
+        throw new ConfigError('Every plugin needs a non-empty name.', { field: 'plugins' });
+      if (names.has(p.name))
+        throw new ConfigError(`Plugin '${p.name}' is installed twice.`, { field: 'plugins' });
       names.add(p.name);
     }
     for (const p of plugins)
       for (const dep of p.dependencies ?? [])
-        if (!names.has(dep)) throw new ConfigError(`Plugin '${p.name}' needs plugin '${dep}', which is not installed.`, { field: 'plugins' });
+        if (!names.has(dep))
+          throw new ConfigError(`Plugin '${p.name}' needs plugin '${dep}', which is not installed.`, {
+            field: 'plugins',
+          });
 
     const capabilities: Partial<Capabilities> = {};
     for (const p of plugins)
       for (const [key, value] of Object.entries(p.provides ?? {})) {
-        if (key in capabilities) throw new ConfigError(`Two plugins provide capability '${key}' (the second is '${p.name}').`, { field: 'plugins' });
+        if (key in capabilities)
+          throw new ConfigError(`Two plugins provide capability '${key}' (the second is '${p.name}').`, {
+            field: 'plugins',
+          });
         (capabilities as Record<string, unknown>)[key] = value;
       }
 
     const tools = new Map<string, Tool>();
     const toolOwners = new Map<string, Plugin<any>>();
-    const owned = plugins.flatMap((p) => (p.tools ?? []).map((tool) => ({ tool, owner: p as Plugin<any> | undefined })));
-    for (const { tool, owner } of [...(options.tools ?? []).map((tool) => ({ tool, owner: undefined })), ...owned]) {
-      if (tools.has(tool.name)) throw new ConfigError(`Two tools are named '${tool.name}'.`, { field: 'tools' });
+    const owned = plugins.flatMap((p) =>
+      (p.tools ?? []).map((tool) => ({ tool, owner: p as Plugin<any> | undefined })),
+    );
+    for (const { tool, owner } of [
+      ...(options.tools ?? []).map((tool) => ({ tool, owner: undefined })),
+      ...owned,
+    ]) {
+      if (tools.has(tool.name))
+        throw new ConfigError(`Two tools are named '${tool.name}'.`, { field: 'tools' });
       tools.set(tool.name, tool);
       if (owner) toolOwners.set(tool.name, owner);
     }
@@ -125,7 +146,10 @@ export class Agent {
         p.setup?.(setup);
       } catch (error) {
         if (AgentkitError.isInstance(error)) throw error;
-        throw new ConfigError(`Plugin '${p.name}' failed in setup: ${(error as Error)?.message ?? String(error)}`, { cause: error });
+        throw new ConfigError(
+          `Plugin '${p.name}' failed in setup: ${(error as Error)?.message ?? String(error)}`,
+          { cause: error },
+        );
       }
     }
   }
@@ -154,9 +178,20 @@ export class Agent {
    */
   countTokens(): number {
     const { summary, context } = this.core.state;
-    const summaryMsgs = summary === '' || (Array.isArray(summary) && summary.length === 0) ? [] : [createMsg({ role: 'user', content: summary, id: 'summary' })];
-    this.toolSchemas ??= [...this.core.tools.values()].map((t) => ({ name: t.name, description: t.description, inputSchema: toolJsonSchema(t) }));
-    return this.core.counter.count({ systemPrompt: this.core.systemPrompt, messages: [...summaryMsgs, ...context], tools: this.toolSchemas });
+    const summaryMsgs =
+      summary === '' || (Array.isArray(summary) && summary.length === 0)
+        ? []
+        : [createMsg({ role: 'user', content: summary, id: 'summary' })];
+    this.toolSchemas ??= [...this.core.tools.values()].map((t) => ({
+      name: t.name,
+      description: t.description,
+      inputSchema: toolJsonSchema(t),
+    }));
+    return this.core.counter.count({
+      systemPrompt: this.core.systemPrompt,
+      messages: [...summaryMsgs, ...context],
+      tools: this.toolSchemas,
+    });
   }
   private toolSchemas: ToolSchema[] | undefined;
 
@@ -177,14 +212,19 @@ export class Agent {
     let r = await gen.next();
     while (!r.done) r = await gen.next();
     if (r.value) return r.value as Msg<S>;
-    throw new StateError('There is no reply to return: a user interrupt was sent to an agent that never replied.');
+    throw new StateError(
+      'There is no reply to return: a user interrupt was sent to an agent that never replied.',
+    );
   }
 
   /**
    * Runs a reply and yields its events; with `yieldFinalMsg`, the final (or paused) message comes last.
    * A paused reply's stream ends without `REPLY_END`.
    */
-  async *replyStream<S = unknown>(input?: AgentInput, options: ReplyStreamOptions<S> = {}): AsyncGenerator<AgentEvent | Msg<S>, void> {
+  async *replyStream<S = unknown>(
+    input?: AgentInput,
+    options: ReplyStreamOptions<S> = {},
+  ): AsyncGenerator<AgentEvent | Msg<S>, void> {
     const gen = this.start(input, options);
     for (;;) {
       const r = await gen.next();
@@ -204,7 +244,10 @@ export class Agent {
   }
 
   private async *start(input: AgentInput, options: ReplyOptions): AsyncGenerator<AgentEvent, Msg | null> {
-    if (this.running) throw new StateError('This agent is already running a reply; wait for it to end (one reply at a time per agent).');
+    if (this.running)
+      throw new StateError(
+        'This agent is already running a reply; wait for it to end (one reply at a time per agent).',
+      );
     this.running = true;
     try {
       return yield* new ReplyRun(this.core, input, options).run();
@@ -226,7 +269,10 @@ function validateSlot(plugin: Plugin<any>, slot: unknown): unknown {
       return result.value;
     }
   } catch (error) {
-    throw new StateError(`The state slot of plugin '${plugin.name}' is invalid: ${(error as Error).message}`, { cause: error });
+    throw new StateError(
+      `The state slot of plugin '${plugin.name}' is invalid: ${(error as Error).message}`,
+      { cause: error },
+    );
   }
   return slot;
 }

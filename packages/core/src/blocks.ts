@@ -98,6 +98,12 @@ export interface ToolResultBlock {
 }
 
 /** Any content block. */
-export type ContentBlock = TextBlock | ThinkingBlock | DataBlock | HintBlock | ToolCallBlock | ToolResultBlock;
+export type ContentBlock =
+  | TextBlock
+  | ThinkingBlock
+  | DataBlock
+  | HintBlock
+  | ToolCallBlock
+  | ToolResultBlock;
 /** The `type` tag of a content block. */
 export type ContentBlockType = ContentBlock['type'];

@@ -36,7 +36,8 @@ export function errorTypeFromStatus(status: number): ErrorType | undefined {
 
 const networkNames =
   /^(APIConnectionError|APIConnectionTimeoutError|APITimeoutError|TimeoutError|ConnectionError|FetchError|TransportError|ClientConnect\w*Error)$/;
-const networkCodes = /^(ECONNRESET|ECONNREFUSED|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN|UND_ERR_\w+|ECONNABORTED)$/;
+const networkCodes =
+  /^(ECONNRESET|ECONNREFUSED|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN|UND_ERR_\w+|ECONNABORTED)$/;
 
 function statusOf(error: object): number | undefined {
   const e = error as { status?: unknown; statusCode?: unknown; response?: { status?: unknown } };
@@ -58,14 +59,19 @@ export function classifyError(error: unknown): ErrorInfo {
     if (typeof e !== 'object' || e === null || seen.has(e)) continue;
     seen.add(e);
     // Checked by code, not instanceof: a pick-and-mix install may hold two copies of core.
-    if (AgentkitError.isInstance(e) && e.code === 'MODEL') return { type: (e as ModelError).errorType, message: e.message };
-    if (AgentkitError.isInstance(e) && e.code === 'PLUGIN_HOOK') return { type: 'internal', message: e.message };
+    if (AgentkitError.isInstance(e) && e.code === 'MODEL')
+      return { type: (e as ModelError).errorType, message: e.message };
+    if (AgentkitError.isInstance(e) && e.code === 'PLUGIN_HOOK')
+      return { type: 'internal', message: e.message };
     const status = statusOf(e);
     const fromStatus = status === undefined ? undefined : errorTypeFromStatus(status);
     if (fromStatus) return { type: fromStatus, message: genericMessage(fromStatus, status) };
     const name = (e as { name?: unknown }).name;
     const code = (e as { code?: unknown }).code;
-    if ((typeof name === 'string' && networkNames.test(name)) || (typeof code === 'string' && networkCodes.test(code)))
+    if (
+      (typeof name === 'string' && networkNames.test(name)) ||
+      (typeof code === 'string' && networkCodes.test(code))
+    )
       return { type: 'connection', message: genericMessage('connection') };
     if (e instanceof AggregateError) queue.push(...e.errors);
     if ('cause' in e) queue.push((e as { cause: unknown }).cause);

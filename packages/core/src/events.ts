@@ -1,4 +1,12 @@
-import type { DataBlock, HintBlock, PermissionRule, ProviderData, TextBlock, ToolCallBlock, ToolResultBlock, ToolResultState } from './blocks';
+import type {
+  DataBlock,
+  HintBlock,
+  PermissionRule,
+  ProviderData,
+  TextBlock,
+  ToolCallBlock,
+  ToolResultState,
+} from './blocks';
 import type { ErrorInfo } from './error-info';
 import type { JSONObject } from './json';
 import type { ReplyFinishedReason } from './msg';
@@ -47,23 +55,66 @@ export interface ModelCallEndEvent {
 }
 
 /** A text block opens. */
-export interface TextBlockStartEvent { type: 'TEXT_BLOCK_START'; replyId: string; blockId: string }
+export interface TextBlockStartEvent {
+  type: 'TEXT_BLOCK_START';
+  replyId: string;
+  blockId: string;
+}
 /** Text is appended to an open text block. */
-export interface TextBlockDeltaEvent { type: 'TEXT_BLOCK_DELTA'; replyId: string; blockId: string; delta: string }
+export interface TextBlockDeltaEvent {
+  type: 'TEXT_BLOCK_DELTA';
+  replyId: string;
+  blockId: string;
+  delta: string;
+}
 /** A text block closes. */
-export interface TextBlockEndEvent { type: 'TEXT_BLOCK_END'; replyId: string; blockId: string; providerData?: ProviderData }
+export interface TextBlockEndEvent {
+  type: 'TEXT_BLOCK_END';
+  replyId: string;
+  blockId: string;
+  providerData?: ProviderData;
+}
 /** A thinking block opens. */
-export interface ThinkingBlockStartEvent { type: 'THINKING_BLOCK_START'; replyId: string; blockId: string }
+export interface ThinkingBlockStartEvent {
+  type: 'THINKING_BLOCK_START';
+  replyId: string;
+  blockId: string;
+}
 /** Reasoning text is appended to an open thinking block. */
-export interface ThinkingBlockDeltaEvent { type: 'THINKING_BLOCK_DELTA'; replyId: string; blockId: string; delta: string }
+export interface ThinkingBlockDeltaEvent {
+  type: 'THINKING_BLOCK_DELTA';
+  replyId: string;
+  blockId: string;
+  delta: string;
+}
 /** A thinking block closes. */
-export interface ThinkingBlockEndEvent { type: 'THINKING_BLOCK_END'; replyId: string; blockId: string; providerData?: ProviderData }
+export interface ThinkingBlockEndEvent {
+  type: 'THINKING_BLOCK_END';
+  replyId: string;
+  blockId: string;
+  providerData?: ProviderData;
+}
 /** A base64 data block opens. */
-export interface DataBlockStartEvent { type: 'DATA_BLOCK_START'; replyId: string; blockId: string; mediaType: string }
+export interface DataBlockStartEvent {
+  type: 'DATA_BLOCK_START';
+  replyId: string;
+  blockId: string;
+  mediaType: string;
+}
 /** A separately base64-encoded chunk of an open data block. */
-export interface DataBlockDeltaEvent { type: 'DATA_BLOCK_DELTA'; replyId: string; blockId: string; data: string; mediaType: string }
+export interface DataBlockDeltaEvent {
+  type: 'DATA_BLOCK_DELTA';
+  replyId: string;
+  blockId: string;
+  data: string;
+  mediaType: string;
+}
 /** A data block closes. */
-export interface DataBlockEndEvent { type: 'DATA_BLOCK_END'; replyId: string; blockId: string }
+export interface DataBlockEndEvent {
+  type: 'DATA_BLOCK_END';
+  replyId: string;
+  blockId: string;
+}
 
 /** A hint was persisted into the reply (one-shot; hints are not streamed). */
 export interface HintBlockEvent {
@@ -76,16 +127,41 @@ export interface HintBlockEvent {
 }
 
 /** The model starts a tool call. */
-export interface ToolCallStartEvent { type: 'TOOL_CALL_START'; replyId: string; toolCallId: string; toolCallName: string }
+export interface ToolCallStartEvent {
+  type: 'TOOL_CALL_START';
+  replyId: string;
+  toolCallId: string;
+  toolCallName: string;
+}
 /** A fragment of the call's JSON arguments. */
-export interface ToolCallDeltaEvent { type: 'TOOL_CALL_DELTA'; replyId: string; toolCallId: string; delta: string }
+export interface ToolCallDeltaEvent {
+  type: 'TOOL_CALL_DELTA';
+  replyId: string;
+  toolCallId: string;
+  delta: string;
+}
 /** The model finished the tool call. */
-export interface ToolCallEndEvent { type: 'TOOL_CALL_END'; replyId: string; toolCallId: string; providerData?: ProviderData }
+export interface ToolCallEndEvent {
+  type: 'TOOL_CALL_END';
+  replyId: string;
+  toolCallId: string;
+  providerData?: ProviderData;
+}
 
 /** A tool result starts (the call was allowed, or failed before running). */
-export interface ToolResultStartEvent { type: 'TOOL_RESULT_START'; replyId: string; toolCallId: string; toolCallName: string }
+export interface ToolResultStartEvent {
+  type: 'TOOL_RESULT_START';
+  replyId: string;
+  toolCallId: string;
+  toolCallName: string;
+}
 /** Text streamed by a tool. */
-export interface ToolResultTextDeltaEvent { type: 'TOOL_RESULT_TEXT_DELTA'; replyId: string; toolCallId: string; delta: string }
+export interface ToolResultTextDeltaEvent {
+  type: 'TOOL_RESULT_TEXT_DELTA';
+  replyId: string;
+  toolCallId: string;
+  delta: string;
+}
 /** A data block produced by a tool: exactly one of `data` (base64) or `url`. */
 export interface ToolResultDataDeltaEvent {
   type: 'TOOL_RESULT_DATA_DELTA';
@@ -111,12 +187,24 @@ export interface ToolResultEndEvent {
 }
 
 /** Emitted just before `REPLY_END(exceed_max_iters)`. */
-export interface ExceedMaxItersEvent { type: 'EXCEED_MAX_ITERS'; replyId: string; name: string }
+export interface ExceedMaxItersEvent {
+  type: 'EXCEED_MAX_ITERS';
+  replyId: string;
+  name: string;
+}
 
 /** The reply pauses: these calls need the user's confirmation (state `asking`, with suggested rules). */
-export interface RequireUserConfirmEvent { type: 'REQUIRE_USER_CONFIRM'; replyId: string; toolCalls: ToolCallBlock[] }
+export interface RequireUserConfirmEvent {
+  type: 'REQUIRE_USER_CONFIRM';
+  replyId: string;
+  toolCalls: ToolCallBlock[];
+}
 /** The reply pauses: these calls must be executed by the caller (state `submitted`). */
-export interface RequireExternalExecutionEvent { type: 'REQUIRE_EXTERNAL_EXECUTION'; replyId: string; toolCalls: ToolCallBlock[] }
+export interface RequireExternalExecutionEvent {
+  type: 'REQUIRE_EXTERNAL_EXECUTION';
+  replyId: string;
+  toolCalls: ToolCallBlock[];
+}
 
 /** The user's answer about one call. */
 export interface ConfirmResult {
@@ -128,7 +216,11 @@ export interface ConfirmResult {
 }
 
 /** Input: the user's answers to `REQUIRE_USER_CONFIRM`. Partial answers are allowed. */
-export interface UserConfirmResultEvent { type: 'USER_CONFIRM_RESULT'; replyId?: string; confirmResults: ConfirmResult[] }
+export interface UserConfirmResultEvent {
+  type: 'USER_CONFIRM_RESULT';
+  replyId?: string;
+  confirmResults: ConfirmResult[];
+}
 /** Input: results of externally executed calls. Partial answers are allowed. */
 export interface ExternalExecutionResultEvent {
   type: 'EXTERNAL_EXECUTION_RESULT';
@@ -143,10 +235,18 @@ export interface ExternalExecutionResultEvent {
   }>;
 }
 /** Input: the user ends a paused reply. A no-op when nothing is paused. */
-export interface UserInterruptEvent { type: 'USER_INTERRUPT'; replyId?: string }
+export interface UserInterruptEvent {
+  type: 'USER_INTERRUPT';
+  replyId?: string;
+}
 
 /** A custom event emitted by a plugin (`ctx.emit`). */
-export interface CustomEvent { type: 'CUSTOM'; replyId: string; name: string; value: JSONObject }
+export interface CustomEvent {
+  type: 'CUSTOM';
+  replyId: string;
+  name: string;
+  value: JSONObject;
+}
 
 /** Events the agent accepts as `reply` input. */
 export type InputEvent = UserConfirmResultEvent | ExternalExecutionResultEvent | UserInterruptEvent;

@@ -22,7 +22,12 @@ export class HookDriver {
         if (!value) continue;
         const fn = typeof value === 'function' ? value : value.handler;
         const order = typeof value === 'function' ? undefined : value.order;
-        entries.push({ hook: hook as HookName, rank: rank[order ?? plugin.enforce ?? 'normal'], index, bound: { plugin, fn } });
+        entries.push({
+          hook: hook as HookName,
+          rank: rank[order ?? plugin.enforce ?? 'normal'],
+          index,
+          bound: { plugin, fn },
+        });
       }
     });
     entries.sort((a, b) => a.rank - b.rank || a.index - b.index);

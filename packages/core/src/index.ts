@@ -17,10 +17,21 @@ export type {
   UrlSource,
 } from './blocks';
 export type { Capabilities, CompressionCapability, TasksCapability } from './capabilities';
-export { classifyError, errorTypeFromStatus, genericMessage, type ErrorInfo, type ErrorType } from './error-info';
+export {
+  classifyError,
+  errorTypeFromStatus,
+  genericMessage,
+  type ErrorInfo,
+  type ErrorType,
+} from './error-info';
 export { AgentkitError, type AgentkitErrorCode } from './errors/agentkit-error';
 export { ConfigError } from './errors/config-error';
-export { InvalidInputError, MessageValidationError, ReplyPausedError, ResumeMismatchError } from './errors/input-errors';
+export {
+  InvalidInputError,
+  MessageValidationError,
+  ReplyPausedError,
+  ResumeMismatchError,
+} from './errors/input-errors';
 export { ModelError } from './errors/model-error';
 export { PluginHookError } from './errors/plugin-hook-error';
 export { StateError } from './errors/state-error';
@@ -96,7 +107,15 @@ export {
   estimateBlockTokens,
   estimateTextTokens,
 } from './token-count';
-export { defineTool, type Tool, type ToolChunk, type ToolContext, type ToolInputSchema, type ToolOutput, type ToolResult } from './tool';
+export {
+  defineTool,
+  type Tool,
+  type ToolChunk,
+  type ToolContext,
+  type ToolInputSchema,
+  type ToolOutput,
+  type ToolResult,
+} from './tool';
 export { toolJsonSchema } from './tool-input';
 export { toProviderTurns, type ProviderTurn } from './provider-turns';
 export { addUsage, emptyUsage, normalizeUsage, type Usage } from './usage';

@@ -8,7 +8,12 @@ import { ScriptedModel, textChunks, toolCallChunk } from './testing/scripted-mod
 
 const schema = { type: 'object', properties: {} };
 
-function slowTool(name: string, seen: AbortSignal[], concurrencySafe: boolean, onStart: () => void = () => {}) {
+function slowTool(
+  name: string,
+  seen: AbortSignal[],
+  concurrencySafe: boolean,
+  onStart: () => void = () => {},
+) {
   return defineTool({
     name,
     description: 'waits until aborted',
@@ -23,7 +28,12 @@ function slowTool(name: string, seen: AbortSignal[], concurrencySafe: boolean, o
   });
 }
 
-async function run(agent: Agent, input: string, controller: AbortController, abortWhen: (e: AgentEvent) => boolean) {
+async function run(
+  agent: Agent,
+  input: string,
+  controller: AbortController,
+  abortWhen: (e: AgentEvent) => boolean,
+) {
   const events: AgentEvent[] = [];
   for await (const e of agent.replyStream(input, { signal: controller.signal })) {
     events.push(e as AgentEvent);
@@ -38,7 +48,12 @@ describe('interrupts via AbortSignal', () => {
     const agent = new Agent({ name: 'a', model });
     const controller = new AbortController();
     let deltas = 0;
-    const events = await run(agent, 'count', controller, (e) => e.type === 'TEXT_BLOCK_DELTA' && ++deltas === 2);
+    const events = await run(
+      agent,
+      'count',
+      controller,
+      (e) => e.type === 'TEXT_BLOCK_DELTA' && ++deltas === 2,
+    );
     expect(events.at(-1)).toMatchObject({ type: 'REPLY_END', finishedReason: 'interrupted' });
     expect(events.find((e) => e.type === 'MODEL_CALL_END')).toMatchObject({ finishedReason: 'interrupted' });
     const msg = agent.state.context.at(-1)!;
@@ -50,23 +65,40 @@ describe('interrupts via AbortSignal', () => {
   it('should pass the signal to sequential tools, close the rest as interrupted, and stay resumable', async () => {
     for (const concurrent of [false, true]) {
       const seen: AbortSignal[] = [];
-      const model = new ScriptedModel([[toolCallChunk('slow1', {}, 's1'), toolCallChunk('slow2', {}, 's2')], textChunks('fresh start')]);
+      const model = new ScriptedModel([
+        [toolCallChunk('slow1', {}, 's1'), toolCallChunk('slow2', {}, 's2')],
+        textChunks('fresh start'),
+      ]);
       const controller = new AbortController();
       const abortSoon = () => setTimeout(() => controller.abort(), 5);
-      const agent = new Agent({ name: 'a', model, tools: [slowTool('slow1', seen, concurrent, abortSoon), slowTool('slow2', seen, concurrent)] });
+      const agent = new Agent({
+        name: 'a',
+        model,
+        tools: [slowTool('slow1', seen, concurrent, abortSoon), slowTool('slow2', seen, concurrent)],
+      });
       const events = await run(agent, 'go', controller, () => false);
       expect(seen[0]?.aborted).toBe(true);
       expect(events.at(-1)).toMatchObject({ type: 'REPLY_END', finishedReason: 'interrupted' });
       const results = agent.state.context.at(-1)!.content.filter((b) => b.type === 'tool_result');
       expect(results.map((r) => [r.id, r.state])).toEqual(
-        concurrent ? [['s1', 'interrupted'], ['s2', 'interrupted']].sort() : [['s1', 'interrupted'], ['s2', 'interrupted']],
+        concurrent
+          ? [
+              ['s1', 'interrupted'],
+              ['s2', 'interrupted'],
+            ].sort()
+          : [
+              ['s1', 'interrupted'],
+              ['s2', 'interrupted'],
+            ],
       );
       expect(replayEvents(events)).toEqual(agent.state.context.at(-1));
       const next = await agent.reply('again');
       expect(getText(next)).toBe('fresh start');
       // The model saw every call answered.
       const sent = model.requests[1]!.messages.flatMap((m) => m.content);
-      expect(sent.filter((b) => b.type === 'tool_call').length).toBe(sent.filter((b) => b.type === 'tool_result').length);
+      expect(sent.filter((b) => b.type === 'tool_call').length).toBe(
+        sent.filter((b) => b.type === 'tool_result').length,
+      );
     }
   });
 

@@ -9,10 +9,12 @@ import type { JSONSchema } from './json';
 export function checkJsonSchema(schema: JSONSchema, value: unknown, path = '$'): string[] {
   const problems: string[] = [];
   const s = schema as Record<string, any>;
-  if (s.const !== undefined && JSON.stringify(s.const) !== JSON.stringify(value)) problems.push(`${path}: must be ${JSON.stringify(s.const)}`);
+  if (s.const !== undefined && JSON.stringify(s.const) !== JSON.stringify(value))
+    problems.push(`${path}: must be ${JSON.stringify(s.const)}`);
   if (Array.isArray(s.enum) && !s.enum.some((e: unknown) => JSON.stringify(e) === JSON.stringify(value)))
     problems.push(`${path}: must be one of ${s.enum.map((e: unknown) => JSON.stringify(e)).join(', ')}`);
-  const types: string[] | undefined = s.type === undefined ? undefined : Array.isArray(s.type) ? s.type : [s.type];
+  const types: string[] | undefined =
+    s.type === undefined ? undefined : Array.isArray(s.type) ? s.type : [s.type];
   if (types && !types.some((t) => isType(value, t))) {
     problems.push(`${path}: must be ${types.join(' or ')}, got ${typeName(value)}`);
     return problems;
@@ -22,20 +24,26 @@ export function checkJsonSchema(schema: JSONSchema, value: unknown, path = '$'):
     if (typeof s.maximum === 'number' && value > s.maximum) problems.push(`${path}: must be ≤ ${s.maximum}`);
   }
   if (typeof value === 'string') {
-    if (typeof s.minLength === 'number' && value.length < s.minLength) problems.push(`${path}: must have at least ${s.minLength} characters`);
-    if (typeof s.maxLength === 'number' && value.length > s.maxLength) problems.push(`${path}: must have at most ${s.maxLength} characters`);
+    if (typeof s.minLength === 'number' && value.length < s.minLength)
+      problems.push(`${path}: must have at least ${s.minLength} characters`);
+    if (typeof s.maxLength === 'number' && value.length > s.maxLength)
+      problems.push(`${path}: must have at most ${s.maxLength} characters`);
   }
   if (Array.isArray(value) && s.items && typeof s.items === 'object') {
-    value.forEach((item, i) => problems.push(...checkJsonSchema(s.items, item, `${path}[${i}]`)));
+    value.forEach((item, i) => {
+      problems.push(...checkJsonSchema(s.items, item, `${path}[${i}]`));
+    });
   }
   if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
     const obj = value as Record<string, unknown>;
-    for (const key of Array.isArray(s.required) ? s.required : []) if (!(key in obj)) problems.push(`${path}: missing required property '${key}'`);
+    for (const key of Array.isArray(s.required) ? s.required : [])
+      if (!(key in obj)) problems.push(`${path}: missing required property '${key}'`);
     const props: Record<string, JSONSchema> = s.properties ?? {};
     for (const [key, v] of Object.entries(obj)) {
       if (props[key]) problems.push(...checkJsonSchema(props[key], v, `${path}.${key}`));
       else if (s.additionalProperties === false) problems.push(`${path}: unexpected property '${key}'`);
-      else if (typeof s.additionalProperties === 'object') problems.push(...checkJsonSchema(s.additionalProperties, v, `${path}.${key}`));
+      else if (typeof s.additionalProperties === 'object')
+        problems.push(...checkJsonSchema(s.additionalProperties, v, `${path}.${key}`));
     }
   }
   return problems;

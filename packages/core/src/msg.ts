@@ -43,7 +43,9 @@ const allowedBlocks: Record<Role, ReadonlySet<ContentBlockType> | null> = {
  */
 export function validateMsg(msg: Pick<Msg, 'role' | 'content'>): void {
   if (msg.role !== 'user' && msg.role !== 'assistant' && msg.role !== 'system')
-    throw new MessageValidationError(`Unknown role '${String(msg.role)}'; use 'user', 'assistant' or 'system'.`);
+    throw new MessageValidationError(
+      `Unknown role '${String(msg.role)}'; use 'user', 'assistant' or 'system'.`,
+    );
   if (!Array.isArray(msg.content)) throw new MessageValidationError('A message needs a content array.');
   const allowed = allowedBlocks[msg.role];
   if (!allowed) return;
@@ -82,7 +84,8 @@ export function createMsg<S = unknown>(init: MsgInit<S>): Msg<S> {
     metadata: init.metadata ?? {},
     createdAt,
     usage: init.usage ?? null,
-    finishedAt: init.finishedAt !== undefined ? init.finishedAt : init.role === 'assistant' ? null : createdAt,
+    finishedAt:
+      init.finishedAt !== undefined ? init.finishedAt : init.role === 'assistant' ? null : createdAt,
     finishedReason: init.finishedReason ?? null,
     structuredOutput: init.structuredOutput ?? null,
     error: init.error ?? null,
@@ -105,7 +108,10 @@ export function systemMsg(content: string | TextBlock[], options?: { name?: stri
 }
 
 /** Builds an assistant message. */
-export function assistantMsg(content: string | ContentBlock[], options?: { name?: string; id?: string }): Msg {
+export function assistantMsg(
+  content: string | ContentBlock[],
+  options?: { name?: string; id?: string },
+): Msg {
   return createMsg({ role: 'assistant', name: options?.name ?? 'assistant', content, id: options?.id });
 }
 

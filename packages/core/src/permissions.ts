@@ -6,7 +6,9 @@ import type { Tool } from './tool';
 function matches(rule: PermissionRule, tool: Tool, input: unknown): boolean {
   if (rule.toolName !== tool.name) return false;
   if (rule.ruleContent === null || rule.ruleContent === undefined) return true;
-  return tool.matchRule ? tool.matchRule(rule.ruleContent, input) : JSON.stringify(input).includes(rule.ruleContent);
+  return tool.matchRule
+    ? tool.matchRule(rule.ruleContent, input)
+    : JSON.stringify(input).includes(rule.ruleContent);
 }
 
 /** The rule offered to the user by default when a call needs confirmation: allow every call of the tool. */
@@ -25,10 +27,16 @@ export function anyRuleMatches(rules: readonly PermissionRule[], tool: Tool, inp
  */
 export function decidePermission(rules: PermissionRules, tool: Tool, input: unknown): ToolDecision {
   if (anyRuleMatches(rules.deny, tool, input))
-    return { decision: 'deny', message: `<system-reminder>The execution of tool "${tool.name}" is denied by a permission rule.</system-reminder>` };
-  if (anyRuleMatches(rules.ask, tool, input)) return { decision: 'ask', suggestedRules: defaultSuggestedRules(tool) };
-  const needs = typeof tool.needsConfirmation === 'function' ? tool.needsConfirmation(input) : tool.needsConfirmation;
-  if (needs && !anyRuleMatches(rules.allow, tool, input)) return { decision: 'ask', suggestedRules: defaultSuggestedRules(tool) };
+    return {
+      decision: 'deny',
+      message: `<system-reminder>The execution of tool "${tool.name}" is denied by a permission rule.</system-reminder>`,
+    };
+  if (anyRuleMatches(rules.ask, tool, input))
+    return { decision: 'ask', suggestedRules: defaultSuggestedRules(tool) };
+  const needs =
+    typeof tool.needsConfirmation === 'function' ? tool.needsConfirmation(input) : tool.needsConfirmation;
+  if (needs && !anyRuleMatches(rules.allow, tool, input))
+    return { decision: 'ask', suggestedRules: defaultSuggestedRules(tool) };
   if (tool.external) return { decision: 'external' };
   return { decision: 'allow' };
 }

@@ -28,12 +28,22 @@ describe('plugins and hooks', () => {
     const p = (name: string, enforce?: 'pre' | 'post', order?: 'pre' | 'post'): Plugin => ({
       name,
       enforce,
-      hooks: { beforeInference: order ? { order, handler: () => void calls.push(name) } : () => void calls.push(name) },
+      hooks: {
+        beforeInference: order
+          ? { order, handler: () => void calls.push(name) }
+          : () => void calls.push(name),
+      },
     });
     const agent = new Agent({
       name: 'a',
       model: new ScriptedModel([textChunks('x')]),
-      plugins: [p('n1'), p('post1', 'post'), [p('pre1', 'pre'), false, null], p('n2'), p('hookpre', undefined, 'pre')],
+      plugins: [
+        p('n1'),
+        p('post1', 'post'),
+        [p('pre1', 'pre'), false, null],
+        p('n2'),
+        p('hookpre', undefined, 'pre'),
+      ],
     });
     await agent.reply('hi');
     expect(calls).toEqual(['pre1', 'hookpre', 'n1', 'n2', 'post1']);
@@ -55,19 +65,43 @@ describe('plugins and hooks', () => {
     expect(evs.map((e) => e.type).slice(0, 3)).toEqual(['REPLY_START', 'HINT_BLOCK', 'MODEL_CALL_START']);
     expect(model.requests[0]).toMatchObject({ systemPrompt: 'sys [edited]', toolChoice: 'none' });
     // The request carries the hint even though the hook returned its own request object.
-    expect(model.requests[0]!.messages.at(-1)!.content[0]).toMatchObject({ type: 'hint', hint: '<reminder>be brief</reminder>', source: 'reminder' });
+    expect(model.requests[0]!.messages.at(-1)!.content[0]).toMatchObject({
+      type: 'hint',
+      hint: '<reminder>be brief</reminder>',
+      source: 'reminder',
+    });
     expect(replayEvents(evs)).toEqual(agent.state.context.at(-1));
   });
 
   it('should let beforeTool deny, ask, or replace the input; first decision wins', async () => {
     const seen: unknown[] = [];
-    const tool = defineTool({ ...echo, execute: (input: { text: string }) => (seen.push(input), input.text) });
+    const tool = defineTool({
+      ...echo,
+      execute: (input: { text: string }) => {
+        seen.push(input);
+        return input.text;
+      },
+    });
     const plugins: Plugin[] = [
-      { name: 'rewrite', hooks: { beforeTool: ({ input }) => ({ input: { text: `${(input as { text: string }).text}!` } }) } },
-      { name: 'deny-secret', hooks: { beforeTool: ({ input }) => ((input as { text: string }).text.includes('secret') ? { decision: 'deny', message: 'no secrets' } : undefined) } },
+      {
+        name: 'rewrite',
+        hooks: { beforeTool: ({ input }) => ({ input: { text: `${(input as { text: string }).text}!` } }) },
+      },
+      {
+        name: 'deny-secret',
+        hooks: {
+          beforeTool: ({ input }) =>
+            (input as { text: string }).text.includes('secret')
+              ? { decision: 'deny', message: 'no secrets' }
+              : undefined,
+        },
+      },
       { name: 'never-reached-for-secrets', hooks: { beforeTool: () => ({ decision: 'allow' }) } },
     ];
-    const model = new ScriptedModel([[toolCallChunk('echo', { text: 'hi' }, 'a'), toolCallChunk('echo', { text: 'secret' }, 'b')], textChunks('done')]);
+    const model = new ScriptedModel([
+      [toolCallChunk('echo', { text: 'hi' }, 'a'), toolCallChunk('echo', { text: 'secret' }, 'b')],
+      textChunks('done'),
+    ]);
     const agent = new Agent({ name: 'a', model, tools: [tool], plugins });
     const msg = await agent.reply('go');
     expect(seen).toEqual([{ text: 'hi!' }]);
@@ -79,14 +113,21 @@ describe('plugins and hooks', () => {
   });
 
   it('should let afterTool replace the saved result while the stream keeps the full output', async () => {
-    const model = new ScriptedModel([[toolCallChunk('echo', { text: 'a very long output' }, 'c1')], textChunks('done')]);
+    const model = new ScriptedModel([
+      [toolCallChunk('echo', { text: 'a very long output' }, 'c1')],
+      textChunks('done'),
+    ]);
     const plugin: Plugin = {
       name: 'truncate',
-      hooks: { afterTool: ({ result }) => ({ ...result, output: [{ type: 'text', id: 't', text: 'a very…' }] }) },
+      hooks: {
+        afterTool: ({ result }) => ({ ...result, output: [{ type: 'text', id: 't', text: 'a very…' }] }),
+      },
     };
     const agent = new Agent({ name: 'a', model, tools: [echo], plugins: [plugin] });
     const evs = await events(agent, 'go');
-    expect(evs.find((e) => e.type === 'TOOL_RESULT_TEXT_DELTA')).toMatchObject({ delta: 'a very long output' });
+    expect(evs.find((e) => e.type === 'TOOL_RESULT_TEXT_DELTA')).toMatchObject({
+      delta: 'a very long output',
+    });
     expect(evs.find((e) => e.type === 'TOOL_RESULT_END')).toMatchObject({ output: [{ text: 'a very…' }] });
     expect(agent.state.context.at(-1)!.content[1]).toMatchObject({ output: [{ text: 'a very…' }] });
     expect(model.requests[1]!.messages.at(-1)!.content[1]).toMatchObject({ output: [{ text: 'a very…' }] });
@@ -115,18 +156,39 @@ describe('plugins and hooks', () => {
   });
 
   it('should end the reply with an error naming the plugin and hook when an interceptor throws', async () => {
-    const plugin: Plugin = { name: 'broken', hooks: { beforeInference: () => { throw new Error('boom'); } } };
-    const agent = new Agent({ name: 'a', model: new ScriptedModel([textChunks('never')]), plugins: [plugin] });
+    const plugin: Plugin = {
+      name: 'broken',
+      hooks: {
+        beforeInference: () => {
+          throw new Error('boom');
+        },
+      },
+    };
+    const agent = new Agent({
+      name: 'a',
+      model: new ScriptedModel([textChunks('never')]),
+      plugins: [plugin],
+    });
     const msg = await agent.reply('go');
     expect(msg.finishedReason).toBe('error');
-    expect(msg.error).toEqual({ type: 'internal', message: "Plugin 'broken' failed in hook 'beforeInference': boom" });
+    expect(msg.error).toEqual({
+      type: 'internal',
+      message: "Plugin 'broken' failed in hook 'beforeInference': boom",
+    });
   });
 
   it('should report observer failures without failing the reply', async () => {
     const logger = { warn: vi.fn(), error: vi.fn() };
     const errors: unknown[] = [];
     const plugins: Plugin[] = [
-      { name: 'bad-observer', hooks: { onReplyEnd: () => { throw new Error('observer failed'); } } },
+      {
+        name: 'bad-observer',
+        hooks: {
+          onReplyEnd: () => {
+            throw new Error('observer failed');
+          },
+        },
+      },
       { name: 'watcher', hooks: { onError: (e) => void errors.push([e.plugin, e.hook]) } },
     ];
     const agent = new Agent({ name: 'a', model: new ScriptedModel([textChunks('fine')]), plugins, logger });
@@ -139,8 +201,16 @@ describe('plugins and hooks', () => {
   it('should observe pauses with the state holding everything to resume', async () => {
     const paused: string[] = [];
     const tool = defineTool({ ...echo, needsConfirmation: true });
-    const plugin: Plugin = { name: 'obs', hooks: { onPause: ({ awaiting }) => void paused.push(...awaiting.map((c) => c.id)) } };
-    const agent = new Agent({ name: 'a', model: new ScriptedModel([[toolCallChunk('echo', { text: 'x' }, 'c9')]]), tools: [tool], plugins: [plugin] });
+    const plugin: Plugin = {
+      name: 'obs',
+      hooks: { onPause: ({ awaiting }) => void paused.push(...awaiting.map((c) => c.id)) },
+    };
+    const agent = new Agent({
+      name: 'a',
+      model: new ScriptedModel([[toolCallChunk('echo', { text: 'x' }, 'c9')]]),
+      tools: [tool],
+      plugins: [plugin],
+    });
     await agent.reply('go');
     expect(paused).toEqual(['c9']);
   });
@@ -151,11 +221,14 @@ describe('plugins and hooks', () => {
       state: {
         initial: () => ({ replies: 0 }),
         schema: (v) => {
-          if (typeof (v as { replies?: unknown }).replies !== 'number') throw new Error('replies must be a number');
+          if (typeof (v as { replies?: unknown }).replies !== 'number')
+            throw new Error('replies must be a number');
           return v as { replies: number };
         },
       },
-      hooks: { onReplyEnd: ({ ctx }) => ctx.setState({ replies: ctx.getState<{ replies: number }>().replies + 1 }) },
+      hooks: {
+        onReplyEnd: ({ ctx }) => ctx.setState({ replies: ctx.getState<{ replies: number }>().replies + 1 }),
+      },
     });
     const model = new ScriptedModel([textChunks('a'), textChunks('b')]);
     const agent = new Agent({ name: 'a', model, plugins: [counter] });
@@ -170,17 +243,52 @@ describe('plugins and hooks', () => {
 
   it('should check plugin names, dependencies and capabilities when the agent is built', () => {
     const model = new ScriptedModel([]);
-    expect(() => new Agent({ name: 'a', model, plugins: [{ name: 'x' }, { name: 'x' }] })).toThrow(/installed twice/);
-    expect(() => new Agent({ name: 'a', model, plugins: [{ name: 'x', dependencies: ['y'] }] })).toThrow(ConfigError);
-    expect(() => new Agent({ name: 'a', model, plugins: [{ name: 'x', dependencies: ['y'] }] })).toThrow("Plugin 'x' needs plugin 'y'");
-    const cap = { counts: () => ({ pending: 0, inProgress: 0 }), toolNames: [] };
-    expect(() => new Agent({ name: 'a', model, plugins: [{ name: 'x', provides: { tasks: cap } }, { name: 'y', provides: { tasks: cap } }] })).toThrow(
-      /capability 'tasks'/,
+    expect(() => new Agent({ name: 'a', model, plugins: [{ name: 'x' }, { name: 'x' }] })).toThrow(
+      /installed twice/,
     );
+    expect(() => new Agent({ name: 'a', model, plugins: [{ name: 'x', dependencies: ['y'] }] })).toThrow(
+      ConfigError,
+    );
+    expect(() => new Agent({ name: 'a', model, plugins: [{ name: 'x', dependencies: ['y'] }] })).toThrow(
+      "Plugin 'x' needs plugin 'y'",
+    );
+    const cap = { counts: () => ({ pending: 0, inProgress: 0 }), toolNames: [] };
+    expect(
+      () =>
+        new Agent({
+          name: 'a',
+          model,
+          plugins: [
+            { name: 'x', provides: { tasks: cap } },
+            { name: 'y', provides: { tasks: cap } },
+          ],
+        }),
+    ).toThrow(/capability 'tasks'/);
     let seen: unknown;
-    new Agent({ name: 'a', model, plugins: [{ name: 'x', provides: { tasks: cap } }, { name: 'y', setup: (ctx) => void (seen = ctx.capability('tasks')) }] });
+    new Agent({
+      name: 'a',
+      model,
+      plugins: [
+        { name: 'x', provides: { tasks: cap } },
+        { name: 'y', setup: (ctx) => void (seen = ctx.capability('tasks')) },
+      ],
+    });
     expect(seen).toBe(cap);
-    expect(() => new Agent({ name: 'a', model, plugins: [{ name: 'z', setup: () => { throw new Error('bad field'); } }] })).toThrow(/Plugin 'z' failed in setup: bad field/);
+    expect(
+      () =>
+        new Agent({
+          name: 'a',
+          model,
+          plugins: [
+            {
+              name: 'z',
+              setup: () => {
+                throw new Error('bad field');
+              },
+            },
+          ],
+        }),
+    ).toThrow(/Plugin 'z' failed in setup: bad field/);
   });
 
   it('should keep per-reply options across a pause through reply data', async () => {
@@ -198,8 +306,17 @@ describe('plugins and hooks', () => {
     const model = new ScriptedModel([[toolCallChunk('echo', { text: 'x' }, 'c1')], textChunks('done')]);
     const agent = new Agent({ name: 'a', model, tools: [tool], plugins: [plugin] });
     await agent.reply('go', { flavour: 'mint' });
-    const resumed = new Agent({ name: 'a', model, tools: [tool], plugins: [plugin], state: JSON.parse(JSON.stringify(agent.state)) });
-    await resumed.reply({ type: 'USER_CONFIRM_RESULT', confirmResults: [{ confirmed: true, toolCall: { id: 'c1', name: 'echo', input: '{"text":"x"}' } }] });
+    const resumed = new Agent({
+      name: 'a',
+      model,
+      tools: [tool],
+      plugins: [plugin],
+      state: JSON.parse(JSON.stringify(agent.state)),
+    });
+    await resumed.reply({
+      type: 'USER_CONFIRM_RESULT',
+      confirmResults: [{ confirmed: true, toolCall: { id: 'c1', name: 'echo', input: '{"text":"x"}' } }],
+    });
     expect(seen).toEqual([{ flavour: 'mint' }, { flavour: 'mint' }]);
   });
 });

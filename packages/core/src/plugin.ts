@@ -173,7 +173,12 @@ export interface Hooks {
 }
 
 /** Names of the interceptor hooks. */
-export type InterceptorHookName = 'beforeReply' | 'beforeInference' | 'beforeTool' | 'afterTool' | 'beforeFinish';
+export type InterceptorHookName =
+  | 'beforeReply'
+  | 'beforeInference'
+  | 'beforeTool'
+  | 'afterTool'
+  | 'beforeFinish';
 /** Names of the observer hooks. */
 export type ObserverHookName = 'onPause' | 'onReplyEnd' | 'onError';
 /** Any hook name. */

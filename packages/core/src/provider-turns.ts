@@ -30,7 +30,9 @@ export function toProviderTurns(messages: readonly Msg[]): ProviderTurn[] {
   for (const msg of messages) {
     current = undefined;
     if (msg.role !== 'assistant') {
-      const content = msg.content.filter((b): b is TextBlock | DataBlock => b.type === 'text' || b.type === 'data');
+      const content = msg.content.filter(
+        (b): b is TextBlock | DataBlock => b.type === 'text' || b.type === 'data',
+      );
       if (content.length) open('user').content.push(...content);
       current = undefined;
       continue;
@@ -38,7 +40,10 @@ export function toProviderTurns(messages: readonly Msg[]): ProviderTurn[] {
     for (const block of msg.content) {
       switch (block.type) {
         case 'hint': {
-          const parts = typeof block.hint === 'string' ? [{ type: 'text' as const, id: block.id, text: block.hint }] : block.hint;
+          const parts =
+            typeof block.hint === 'string'
+              ? [{ type: 'text' as const, id: block.id, text: block.hint }]
+              : block.hint;
           open('user').content.push(...parts);
           break;
         }

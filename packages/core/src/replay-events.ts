@@ -36,7 +36,11 @@ export function appendResultText(output: Array<TextBlock | DataBlock>, callId: s
  * events that resumed it) yields the message the agent persisted. Events of another reply and deltas of
  * unknown blocks are skipped, never thrown.
  */
-export function applyEvent(msg: Msg | null, event: AgentEvent | InputEvent, warn: ReplayWarning = () => {}): Msg | null {
+export function applyEvent(
+  msg: Msg | null,
+  event: AgentEvent | InputEvent,
+  warn: ReplayWarning = () => {},
+): Msg | null {
   if (event.type === 'REPLY_START') {
     return {
       id: event.replyId,
@@ -78,7 +82,11 @@ export function applyEvent(msg: Msg | null, event: AgentEvent | InputEvent, warn
       c.push({ type: 'thinking', id: event.blockId, thinking: '' });
       break;
     case 'DATA_BLOCK_START':
-      c.push({ type: 'data', id: event.blockId, source: { type: 'base64', data: '', mediaType: event.mediaType } });
+      c.push({
+        type: 'data',
+        id: event.blockId,
+        source: { type: 'base64', data: '', mediaType: event.mediaType },
+      });
       break;
     case 'TEXT_BLOCK_DELTA':
     case 'THINKING_BLOCK_DELTA':
@@ -95,14 +103,27 @@ export function applyEvent(msg: Msg | null, event: AgentEvent | InputEvent, warn
     case 'THINKING_BLOCK_END': {
       const b = findBlock(msg, event.blockId);
       if (!b) warn(`end of unknown block '${event.blockId}'`, event);
-      else if (event.providerData && (b.type === 'text' || b.type === 'thinking')) b.providerData = event.providerData;
+      else if (event.providerData && (b.type === 'text' || b.type === 'thinking'))
+        b.providerData = event.providerData;
       break;
     }
     case 'HINT_BLOCK':
-      c.push({ type: 'hint', id: event.blockId, hint: structuredClone(event.hint), source: event.source, createdAt: event.createdAt });
+      c.push({
+        type: 'hint',
+        id: event.blockId,
+        hint: structuredClone(event.hint),
+        source: event.source,
+        createdAt: event.createdAt,
+      });
       break;
     case 'TOOL_CALL_START':
-      c.push({ type: 'tool_call', id: event.toolCallId, name: event.toolCallName, input: '', state: 'pending' });
+      c.push({
+        type: 'tool_call',
+        id: event.toolCallId,
+        name: event.toolCallName,
+        input: '',
+        state: 'pending',
+      });
       break;
     case 'TOOL_CALL_DELTA': {
       const call = findCall(msg, event.toolCallId);
@@ -118,7 +139,14 @@ export function applyEvent(msg: Msg | null, event: AgentEvent | InputEvent, warn
     case 'TOOL_RESULT_START': {
       const call = findCall(msg, event.toolCallId);
       if (call && call.state !== 'finished') call.state = 'allowed';
-      c.push({ type: 'tool_result', id: event.toolCallId, name: event.toolCallName, output: [], state: 'running', metadata: {} });
+      c.push({
+        type: 'tool_result',
+        id: event.toolCallId,
+        name: event.toolCallName,
+        output: [],
+        state: 'running',
+        metadata: {},
+      });
       break;
     }
     case 'TOOL_RESULT_TEXT_DELTA': {
@@ -134,7 +162,10 @@ export function applyEvent(msg: Msg | null, event: AgentEvent | InputEvent, warn
         r.output.push({
           type: 'data',
           id: event.blockId,
-          source: event.url !== undefined ? { type: 'url', url: event.url, mediaType: event.mediaType } : { type: 'base64', data: event.data ?? '', mediaType: event.mediaType },
+          source:
+            event.url !== undefined
+              ? { type: 'url', url: event.url, mediaType: event.mediaType }
+              : { type: 'base64', data: event.data ?? '', mediaType: event.mediaType },
           ...(event.name !== undefined ? { name: event.name } : {}),
         });
       break;
@@ -181,7 +212,11 @@ export function applyEvent(msg: Msg | null, event: AgentEvent | InputEvent, warn
 }
 
 /** Replays a whole stream onto `initial` (or from `REPLY_START`). */
-export function replayEvents(events: Iterable<AgentEvent | InputEvent>, initial: Msg | null = null, warn?: ReplayWarning): Msg | null {
+export function replayEvents(
+  events: Iterable<AgentEvent | InputEvent>,
+  initial: Msg | null = null,
+  warn?: ReplayWarning,
+): Msg | null {
   let msg = initial;
   for (const e of events) msg = applyEvent(msg, e, warn);
   return msg;

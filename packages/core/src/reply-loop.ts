@@ -1,8 +1,14 @@
 import type { ModelRetryOptions } from './agent-options';
-import type { DataBlock, HintBlock, TextBlock, ToolCallBlock, ToolResultBlock, ToolResultState } from './blocks';
+import type {
+  DataBlock,
+  HintBlock,
+  TextBlock,
+  ToolCallBlock,
+  ToolResultBlock,
+  ToolResultState,
+} from './blocks';
 import type { Capabilities } from './capabilities';
 import { classifyError, type ErrorInfo } from './error-info';
-import { AgentkitError } from './errors/agentkit-error';
 import { InvalidInputError, ReplyPausedError, ResumeMismatchError } from './errors/input-errors';
 import { ModelError } from './errors/model-error';
 import { PluginHookError } from './errors/plugin-hook-error';
@@ -14,8 +20,19 @@ import type { JSONObject, JSONValue } from './json';
 import type { ChatModel, ModelChunk, ModelRequest, TokenCountInput, ToolChoice, ToolSchema } from './model';
 import { createMsg, type Msg, type ReplyFinishedReason, validateMsg } from './msg';
 import { anyRuleMatches, decidePermission, defaultSuggestedRules } from './permissions';
-import type { ContinueReply, HookName, Hooks, InferenceRequest, Logger, Plugin, PluginContext, ReplyInput, ReplyOptions, ToolDecision } from './plugin';
-import { appendResultText, applyEvent } from './replay-events';
+import type {
+  ContinueReply,
+  HookName,
+  Hooks,
+  InferenceRequest,
+  Logger,
+  Plugin,
+  PluginContext,
+  ReplyInput,
+  ReplyOptions,
+  ToolDecision,
+} from './plugin';
+import { applyEvent } from './replay-events';
 import type { AgentState } from './state';
 import type { TokenCounter } from './token-count';
 import type { Tool, ToolChunk, ToolContext, ToolResult } from './tool';
@@ -44,14 +61,17 @@ export interface AgentCore {
 }
 
 const INTERRUPTED_TEXT = '<system-reminder>The tool call has been interrupted by the user.</system-reminder>';
-const FAILED_TEXT = '<system-reminder>The tool call was not executed because the reply failed.</system-reminder>';
-const deniedText = (name: string) => `<system-reminder>The execution of tool "${name}" is denied by user!</system-reminder>`;
+const FAILED_TEXT =
+  '<system-reminder>The tool call was not executed because the reply failed.</system-reminder>';
+const deniedText = (name: string) =>
+  `<system-reminder>The execution of tool "${name}" is denied by user!</system-reminder>`;
 
 type CallOutcome = 'done' | 'paused' | 'interrupted';
 
 const now = () => new Date().toISOString();
 const isAbort = (e: unknown, signal: AbortSignal) =>
-  signal.aborted || (e instanceof Error && (e.name === 'AbortError' || (e as { code?: unknown }).code === 'ABORT_ERR'));
+  signal.aborted ||
+  (e instanceof Error && (e.name === 'AbortError' || (e as { code?: unknown }).code === 'ABORT_ERR'));
 
 /**
  * Normalises `reply` input into messages or an input event, validating messages: user or assistant
@@ -59,16 +79,24 @@ const isAbort = (e: unknown, signal: AbortSignal) =>
  */
 export function normalizeInput(input: AgentInput): { messages: Msg[] } | { event: InputEvent } {
   if (input === null || input === undefined) return { messages: [] };
-  if (typeof input === 'string') return { messages: [createMsg({ role: 'user', name: 'user', content: input })] };
+  if (typeof input === 'string')
+    return { messages: [createMsg({ role: 'user', name: 'user', content: input })] };
   if (isInputEvent(input)) return { event: input };
   const list = Array.isArray(input) ? input : [input as Msg];
   const messages = list.map((m) => {
     if (typeof m !== 'object' || m === null || !Array.isArray((m as Msg).content))
-      throw new InvalidInputError('Input must be messages (e.g. userMsg("…")), a string, an input event, or null.');
-    if (m.role === 'system') throw new InvalidInputError("Input messages cannot have role 'system'; set the agent's systemPrompt instead.");
+      throw new InvalidInputError(
+        'Input must be messages (e.g. userMsg("…")), a string, an input event, or null.',
+      );
+    if (m.role === 'system')
+      throw new InvalidInputError(
+        "Input messages cannot have role 'system'; set the agent's systemPrompt instead.",
+      );
     for (const b of m.content)
       if (b.type === 'tool_call' || b.type === 'tool_result' || b.type === 'thinking')
-        throw new InvalidInputError(`Input messages cannot contain '${b.type}' blocks; only the agent produces them.`);
+        throw new InvalidInputError(
+          `Input messages cannot contain '${b.type}' blocks; only the agent produces them.`,
+        );
     validateMsg(m);
     return structuredClone(m) as Msg;
   });
@@ -79,7 +107,8 @@ export function normalizeInput(input: AgentInput): { messages: Msg[] } | { event
 export function findReplyMsg(state: AgentState): Msg | undefined {
   const id = state.reply?.id;
   if (!id) return undefined;
-  for (let i = state.context.length - 1; i >= 0; i--) if (state.context[i]!.id === id) return state.context[i];
+  for (let i = state.context.length - 1; i >= 0; i--)
+    if (state.context[i]!.id === id) return state.context[i];
   return undefined;
 }
 
@@ -94,7 +123,9 @@ function resultOf(msg: Msg, id: string): ToolResultBlock | undefined {
 /** Calls the paused reply waits for: asking ones, and submitted ones without a final result. */
 export function awaitingCalls(msg: Msg | undefined): ToolCallBlock[] {
   if (!msg) return [];
-  return msg.content.filter((b): b is ToolCallBlock => b.type === 'tool_call' && (b.state === 'asking' || b.state === 'submitted'));
+  return msg.content.filter(
+    (b): b is ToolCallBlock => b.type === 'tool_call' && (b.state === 'asking' || b.state === 'submitted'),
+  );
 }
 
 function unfinishedCalls(msg: Msg): ToolCallBlock[] {
@@ -166,7 +197,8 @@ export class ReplyRun {
         this.msg = msg;
         return yield* this.end('interrupted');
       }
-      if (!msg || awaiting.length === 0) throw new ResumeMismatchError(`Received ${event.type} but no reply is paused.`);
+      if (!msg || awaiting.length === 0)
+        throw new ResumeMismatchError(`Received ${event.type} but no reply is paused.`);
       this.checkResume(event, msg);
       this.msg = msg;
       replyInput = { kind: 'resume', event };
@@ -179,7 +211,9 @@ export class ReplyRun {
       this.msg = createMsg({ role: 'assistant', name: this.core.name, content: [], id: replyId });
       this.state.context.push(this.msg);
       this.revision++;
-      replyInput = normalized.messages.length ? { kind: 'new', messages: normalized.messages } : { kind: 'continue' };
+      replyInput = normalized.messages.length
+        ? { kind: 'new', messages: normalized.messages }
+        : { kind: 'continue' };
       yield {
         type: 'REPLY_START',
         replyId,
@@ -192,7 +226,9 @@ export class ReplyRun {
 
     try {
       for (const { plugin, fn } of this.core.driver.get('beforeReply')) {
-        const out = await this.intercept(plugin, 'beforeReply', () => fn({ ctx: this.ctx(plugin), input: replyInput, options: this.options }));
+        const out = await this.intercept(plugin, 'beforeReply', () =>
+          fn({ ctx: this.ctx(plugin), input: replyInput, options: this.options }),
+        );
         for (const tool of out?.tools ?? []) {
           this.tools.set(tool.name, tool);
           this.toolOwners.set(tool.name, plugin);
@@ -200,7 +236,9 @@ export class ReplyRun {
         yield* this.flush();
       }
       if (replyInput.kind === 'resume') {
-        const outcome = yield* this.resume(replyInput.event as UserConfirmResultEvent | ExternalExecutionResultEvent);
+        const outcome = yield* this.resume(
+          replyInput.event as UserConfirmResultEvent | ExternalExecutionResultEvent,
+        );
         if (outcome === 'interrupted') return yield* this.end('interrupted');
       }
       return yield* this.loop();
@@ -217,12 +255,16 @@ export class ReplyRun {
     for (let pass = 0; ; pass++) {
       if (this.signal.aborted) return yield* this.end('interrupted');
       if (pass > passLimit)
-        return yield* this.end('error', { type: 'internal', message: `The reply made no progress after ${pass} steps; it was stopped.` });
+        return yield* this.end('error', {
+          type: 'internal',
+          message: `The reply made no progress after ${pass} steps; it was stopped.`,
+        });
       const awaiting = awaitingCalls(this.msg);
       const executable = this.msg.content.filter(
         (b): b is ToolCallBlock =>
           b.type === 'tool_call' &&
-          ((b.state === 'allowed' && !resultOf(this.msg, b.id)) || (b.state === 'pending' && awaiting.length === 0)),
+          ((b.state === 'allowed' && !resultOf(this.msg, b.id)) ||
+            (b.state === 'pending' && awaiting.length === 0)),
       );
       if (executable.length) {
         const outcome = yield* this.act(executable);
@@ -259,13 +301,20 @@ export class ReplyRun {
     if (this.summaryCache?.summary !== summary) {
       const content: Array<TextBlock | DataBlock> =
         typeof summary === 'string' ? [{ type: 'text', id: 'summary', text: summary }] : summary;
-      this.summaryCache = { summary, msg: createMsg({ role: 'user', name: 'user', content, id: 'summary', createdAt: '' }) };
+      this.summaryCache = {
+        summary,
+        msg: createMsg({ role: 'user', name: 'user', content, id: 'summary', createdAt: '' }),
+      };
     }
     return this.summaryCache.msg;
   }
 
   private schemas(): ToolSchema[] {
-    this.toolSchemas ??= [...this.tools.values()].map((t) => ({ name: t.name, description: t.description, inputSchema: toolJsonSchema(t) }));
+    this.toolSchemas ??= [...this.tools.values()].map((t) => ({
+      name: t.name,
+      description: t.description,
+      inputSchema: toolJsonSchema(t),
+    }));
     return this.toolSchemas;
   }
 
@@ -285,10 +334,13 @@ export class ReplyRun {
     for (const { plugin, fn } of this.core.driver.get('beforeInference')) {
       const before = this.revision;
       const given = request;
-      const out = await this.intercept(plugin, 'beforeInference', () => fn({ ctx: this.ctx(plugin), request: given }));
+      const out = await this.intercept(plugin, 'beforeInference', () =>
+        fn({ ctx: this.ctx(plugin), request: given }),
+      );
       if (out) request = out;
       // A hook that replaced the context (compression) without supplying messages gets them rebuilt.
-      if (this.revision !== before && request.messages === given.messages) request = { ...request, messages: this.buildMessages() };
+      if (this.revision !== before && request.messages === given.messages)
+        request = { ...request, messages: this.buildMessages() };
       yield* this.flush();
     }
     return yield* this.callModel({ ...request, signal: this.signal });
@@ -296,7 +348,12 @@ export class ReplyRun {
 
   private async *callModel(request: ModelRequest): AsyncGenerator<AgentEvent, 'done' | 'interrupted'> {
     const replyId = this.msg.id;
-    yield this.apply({ type: 'MODEL_CALL_START', replyId, modelName: this.core.model.name, createdAt: now() });
+    yield this.apply({
+      type: 'MODEL_CALL_START',
+      replyId,
+      modelName: this.core.model.name,
+      createdAt: now(),
+    });
     let usage: Usage = emptyUsage();
     let text: TextBlock | undefined;
     let thinking: { id: string } | undefined;
@@ -305,7 +362,13 @@ export class ReplyRun {
     let sawToolCall = false;
     let sawText = false;
     const closeAll = function* (this: ReplyRun): Generator<AgentEvent> {
-      if (text) yield this.apply({ type: 'TEXT_BLOCK_END', replyId, blockId: text.id, ...(text.providerData ? { providerData: text.providerData } : {}) });
+      if (text)
+        yield this.apply({
+          type: 'TEXT_BLOCK_END',
+          replyId,
+          blockId: text.id,
+          ...(text.providerData ? { providerData: text.providerData } : {}),
+        });
       if (thinking) yield this.closeThinking(thinking.id);
       for (const call of openCalls.values()) yield this.closeCall(call);
       if (data) yield this.apply({ type: 'DATA_BLOCK_END', replyId, blockId: data.id });
@@ -319,7 +382,12 @@ export class ReplyRun {
         switch (chunk.type) {
           case 'text': {
             if (chunk.newBlock && text) {
-              yield this.apply({ type: 'TEXT_BLOCK_END', replyId, blockId: text.id, ...(text.providerData ? { providerData: text.providerData } : {}) });
+              yield this.apply({
+                type: 'TEXT_BLOCK_END',
+                replyId,
+                blockId: text.id,
+                ...(text.providerData ? { providerData: text.providerData } : {}),
+              });
               text = undefined;
             }
             if (thinking) {
@@ -333,12 +401,18 @@ export class ReplyRun {
             }
             if (chunk.providerData) text.providerData = { ...text.providerData, ...chunk.providerData };
             sawText = true;
-            if (chunk.delta) yield this.apply({ type: 'TEXT_BLOCK_DELTA', replyId, blockId: text.id, delta: chunk.delta });
+            if (chunk.delta)
+              yield this.apply({ type: 'TEXT_BLOCK_DELTA', replyId, blockId: text.id, delta: chunk.delta });
             break;
           }
           case 'thinking': {
             if (text) {
-              yield this.apply({ type: 'TEXT_BLOCK_END', replyId, blockId: text.id, ...(text.providerData ? { providerData: text.providerData } : {}) });
+              yield this.apply({
+                type: 'TEXT_BLOCK_END',
+                replyId,
+                blockId: text.id,
+                ...(text.providerData ? { providerData: text.providerData } : {}),
+              });
               text = undefined;
             }
             if (chunk.newBlock && thinking) {
@@ -349,8 +423,18 @@ export class ReplyRun {
               thinking = { id: newId() };
               yield this.apply({ type: 'THINKING_BLOCK_START', replyId, blockId: thinking.id });
             }
-            if (chunk.providerData) this.thinkingData.set(thinking.id, { ...this.thinkingData.get(thinking.id), ...chunk.providerData });
-            if (chunk.delta) yield this.apply({ type: 'THINKING_BLOCK_DELTA', replyId, blockId: thinking.id, delta: chunk.delta });
+            if (chunk.providerData)
+              this.thinkingData.set(thinking.id, {
+                ...this.thinkingData.get(thinking.id),
+                ...chunk.providerData,
+              });
+            if (chunk.delta)
+              yield this.apply({
+                type: 'THINKING_BLOCK_DELTA',
+                replyId,
+                blockId: thinking.id,
+                delta: chunk.delta,
+              });
             break;
           }
           case 'tool_call': {
@@ -359,13 +443,20 @@ export class ReplyRun {
               sawToolCall = true;
               // Call ids must be unique within the reply; a model that reuses one gets a suffixed id.
               let id = chunk.id;
-              for (let n = 2; this.msg.content.some((b) => b.type === 'tool_call' && b.id === id); n++) id = `${chunk.id}~${n}`;
-              yield this.apply({ type: 'TOOL_CALL_START', replyId, toolCallId: id, toolCallName: chunk.name ?? '' });
+              for (let n = 2; this.msg.content.some((b) => b.type === 'tool_call' && b.id === id); n++)
+                id = `${chunk.id}~${n}`;
+              yield this.apply({
+                type: 'TOOL_CALL_START',
+                replyId,
+                toolCallId: id,
+                toolCallName: chunk.name ?? '',
+              });
               call = this.msg.content[this.msg.content.length - 1] as ToolCallBlock;
               openCalls.set(chunk.id, call);
             }
             if (chunk.providerData) call.providerData = { ...call.providerData, ...chunk.providerData };
-            if (chunk.delta) yield this.apply({ type: 'TOOL_CALL_DELTA', replyId, toolCallId: call.id, delta: chunk.delta });
+            if (chunk.delta)
+              yield this.apply({ type: 'TOOL_CALL_DELTA', replyId, toolCallId: call.id, delta: chunk.delta });
             break;
           }
           case 'data': {
@@ -375,9 +466,20 @@ export class ReplyRun {
             }
             if (!data) {
               data = { id: newId() };
-              yield this.apply({ type: 'DATA_BLOCK_START', replyId, blockId: data.id, mediaType: chunk.mediaType });
+              yield this.apply({
+                type: 'DATA_BLOCK_START',
+                replyId,
+                blockId: data.id,
+                mediaType: chunk.mediaType,
+              });
             }
-            yield this.apply({ type: 'DATA_BLOCK_DELTA', replyId, blockId: data.id, data: chunk.data, mediaType: chunk.mediaType });
+            yield this.apply({
+              type: 'DATA_BLOCK_DELTA',
+              replyId,
+              blockId: data.id,
+              data: chunk.data,
+              mediaType: chunk.mediaType,
+            });
             break;
           }
           case 'usage':
@@ -393,7 +495,13 @@ export class ReplyRun {
       interrupted = true;
     }
     yield* closeAll();
-    yield this.apply({ type: 'MODEL_CALL_END', replyId, usage, finishedReason: interrupted ? 'interrupted' : 'completed', createdAt: now() });
+    yield this.apply({
+      type: 'MODEL_CALL_END',
+      replyId,
+      usage,
+      finishedReason: interrupted ? 'interrupted' : 'completed',
+      createdAt: now(),
+    });
     if (interrupted) return 'interrupted';
     this.finalCandidate = !sawToolCall && sawText;
     return 'done';
@@ -403,10 +511,20 @@ export class ReplyRun {
   private closeThinking(blockId: string): AgentEvent {
     const providerData = this.thinkingData.get(blockId);
     this.thinkingData.delete(blockId);
-    return this.apply({ type: 'THINKING_BLOCK_END', replyId: this.msg.id, blockId, ...(providerData ? { providerData } : {}) });
+    return this.apply({
+      type: 'THINKING_BLOCK_END',
+      replyId: this.msg.id,
+      blockId,
+      ...(providerData ? { providerData } : {}),
+    });
   }
   private closeCall(call: ToolCallBlock): AgentEvent {
-    return this.apply({ type: 'TOOL_CALL_END', replyId: this.msg.id, toolCallId: call.id, ...(call.providerData ? { providerData: call.providerData } : {}) });
+    return this.apply({
+      type: 'TOOL_CALL_END',
+      replyId: this.msg.id,
+      toolCallId: call.id,
+      ...(call.providerData ? { providerData: call.providerData } : {}),
+    });
   }
 
   /** Streams from the model, retrying failures that happen before any output, then the fallback model. */
@@ -418,7 +536,10 @@ export class ReplyRun {
     }
   }
 
-  private async *streamAttempts(request: ModelRequest, producedOutput: () => boolean): AsyncGenerator<ModelChunk> {
+  private async *streamAttempts(
+    request: ModelRequest,
+    producedOutput: () => boolean,
+  ): AsyncGenerator<ModelChunk> {
     const models = this.core.fallbackModel ? [this.core.model, this.core.fallbackModel] : [this.core.model];
     const { maxRetries, initialDelayMs, maxDelayMs } = this.core.retry;
     let lastError: unknown;
@@ -430,11 +551,15 @@ export class ReplyRun {
         } catch (error) {
           if (isAbort(error, this.signal) || producedOutput()) throw error;
           lastError = error;
-          const retryable = error instanceof ModelError ? error.retryable : classifyError(error).type === 'connection';
+          const retryable =
+            error instanceof ModelError ? error.retryable : classifyError(error).type === 'connection';
           if (!retryable) break;
           if (attempt < maxRetries) {
             const backoff = Math.min(maxDelayMs, initialDelayMs * 2 ** attempt);
-            const wait = error instanceof ModelError && error.retryAfterMs !== undefined ? Math.min(maxDelayMs, error.retryAfterMs) : backoff;
+            const wait =
+              error instanceof ModelError && error.retryAfterMs !== undefined
+                ? Math.min(maxDelayMs, error.retryAfterMs)
+                : backoff;
             await sleep(wait, this.signal);
           }
         }
@@ -452,7 +577,7 @@ export class ReplyRun {
       const tool = this.tools.get(call.name);
       const concurrent = !tool || tool.concurrencySafe === true;
       const last = runs[runs.length - 1];
-      if (last && last.concurrent && concurrent) last.calls.push(call);
+      if (last?.concurrent && concurrent) last.calls.push(call);
       else runs.push({ concurrent, calls: [call] });
     }
     for (const run of runs) {
@@ -508,10 +633,18 @@ export class ReplyRun {
     return settled.map((r) => (r as PromiseFulfilledResult<CallOutcome>).value);
   }
 
-  private async *executeCall(call: ToolCallBlock, askedInRun: ToolCallBlock[] | undefined): AsyncGenerator<AgentEvent, CallOutcome> {
+  private async *executeCall(
+    call: ToolCallBlock,
+    askedInRun: ToolCallBlock[] | undefined,
+  ): AsyncGenerator<AgentEvent, CallOutcome> {
     const replyId = this.msg.id;
     const tool = this.tools.get(call.name);
-    if (!tool) return yield* this.failCall(call, `ToolNotFoundError: The tool named '${call.name}' doesn't exist.`, 'error');
+    if (!tool)
+      return yield* this.failCall(
+        call,
+        `ToolNotFoundError: The tool named '${call.name}' doesn't exist.`,
+        'error',
+      );
     const parsed = await parseToolInput(tool, call.input);
     if (!parsed.ok) return yield* this.failCall(call, parsed.message, 'error');
     let input = parsed.value;
@@ -519,7 +652,9 @@ export class ReplyRun {
     if (call.state === 'allowed') decision = { decision: 'allow' };
     else {
       for (const { plugin, fn } of this.core.driver.get('beforeTool')) {
-        const out = await this.intercept(plugin, 'beforeTool', () => fn({ ctx: this.ctx(plugin), toolCall: call, tool, input }));
+        const out = await this.intercept(plugin, 'beforeTool', () =>
+          fn({ ctx: this.ctx(plugin), toolCall: call, tool, input }),
+        );
         yield* this.flush();
         if (!out) continue;
         if (out.decision === undefined) {
@@ -538,19 +673,39 @@ export class ReplyRun {
       case 'ask': {
         const rules = decision.suggestedRules ?? defaultSuggestedRules(tool);
         // In a concurrent run, a call covered by a rule already offered for an earlier call waits silently.
-        if (askedInRun?.some((c) => c.name === call.name && anyRuleMatches(c.suggestedRules ?? [], tool, input))) return 'paused';
+        if (
+          askedInRun?.some((c) => c.name === call.name && anyRuleMatches(c.suggestedRules ?? [], tool, input))
+        )
+          return 'paused';
         askedInRun?.push({ ...call, suggestedRules: rules });
-        yield this.apply({ type: 'REQUIRE_USER_CONFIRM', replyId, toolCalls: [{ ...call, state: 'asking', suggestedRules: structuredClone(rules) }] });
+        yield this.apply({
+          type: 'REQUIRE_USER_CONFIRM',
+          replyId,
+          toolCalls: [{ ...call, state: 'asking', suggestedRules: structuredClone(rules) }],
+        });
         return 'paused';
       }
       case 'external':
-        yield this.apply({ type: 'TOOL_RESULT_START', replyId, toolCallId: call.id, toolCallName: call.name });
-        yield this.apply({ type: 'REQUIRE_EXTERNAL_EXECUTION', replyId, toolCalls: [{ ...call, state: 'submitted' }] });
+        yield this.apply({
+          type: 'TOOL_RESULT_START',
+          replyId,
+          toolCallId: call.id,
+          toolCallName: call.name,
+        });
+        yield this.apply({
+          type: 'REQUIRE_EXTERNAL_EXECUTION',
+          replyId,
+          toolCalls: [{ ...call, state: 'submitted' }],
+        });
         return 'paused';
     }
     if (tool.external) {
       yield this.apply({ type: 'TOOL_RESULT_START', replyId, toolCallId: call.id, toolCallName: call.name });
-      yield this.apply({ type: 'REQUIRE_EXTERNAL_EXECUTION', replyId, toolCalls: [{ ...call, state: 'submitted' }] });
+      yield this.apply({
+        type: 'REQUIRE_EXTERNAL_EXECUTION',
+        replyId,
+        toolCalls: [{ ...call, state: 'submitted' }],
+      });
       return 'paused';
     }
     yield this.apply({ type: 'TOOL_RESULT_START', replyId, toolCallId: call.id, toolCallName: call.name });
@@ -560,8 +715,13 @@ export class ReplyRun {
       if (!tool.execute) throw new Error(`Tool '${tool.name}' has no execute function.`);
       if (this.signal.aborted) throw this.signal.reason;
       // A tool that ignores the signal must not hold the interrupted reply open.
-      const value = await raceAbort(Promise.resolve(tool.execute(input, this.toolContext(call))), this.signal);
-      const result = isAsyncIterable(value) ? toToolResult(yield* this.streamTool(call.id, value), true) : toToolResult(value, false);
+      const value = await raceAbort(
+        Promise.resolve(tool.execute(input, this.toolContext(call))),
+        this.signal,
+      );
+      const result = isAsyncIterable(value)
+        ? toToolResult(yield* this.streamTool(call.id, value), true)
+        : toToolResult(value, false);
       if (result.state) state = result.state;
       if (result.metadata) metadata = result.metadata;
       if (result.output !== undefined) yield* this.emitOutput(call.id, result.output);
@@ -579,7 +739,10 @@ export class ReplyRun {
     return state === 'interrupted' ? 'interrupted' : 'done';
   }
 
-  private async *streamTool(callId: string, iterable: AsyncIterable<ToolChunk>): AsyncGenerator<AgentEvent, unknown> {
+  private async *streamTool(
+    callId: string,
+    iterable: AsyncIterable<ToolChunk>,
+  ): AsyncGenerator<AgentEvent, unknown> {
     const it = iterable[Symbol.asyncIterator]();
     for (;;) {
       const r = await raceAbort(it.next(), this.signal);
@@ -599,7 +762,8 @@ export class ReplyRun {
     for (const part of list) {
       if (typeof part === 'string' || part.type === 'text') {
         const delta = typeof part === 'string' ? part : part.text;
-        if (delta !== '') yield this.apply({ type: 'TOOL_RESULT_TEXT_DELTA', replyId, toolCallId: callId, delta });
+        if (delta !== '')
+          yield this.apply({ type: 'TOOL_RESULT_TEXT_DELTA', replyId, toolCallId: callId, delta });
       } else if (part.type === 'data') {
         yield this.apply({
           type: 'TOOL_RESULT_DATA_DELTA',
@@ -618,12 +782,25 @@ export class ReplyRun {
    * Runs `afterTool` hooks over the streamed result and emits TOOL_RESULT_END, which carries the saved
    * output only when a hook replaced it (the deltas always carry the tool's full output).
    */
-  private async *finishResult(call: ToolCallBlock, state: ToolResultState, metadata: JSONObject): AsyncGenerator<AgentEvent> {
+  private async *finishResult(
+    call: ToolCallBlock,
+    state: ToolResultState,
+    metadata: JSONObject,
+  ): AsyncGenerator<AgentEvent> {
     const streamed = resultOf(this.msg, call.id)?.output ?? [];
-    let final: ToolResultBlock = { type: 'tool_result', id: call.id, name: call.name, output: streamed.slice(), state, metadata };
+    let final: ToolResultBlock = {
+      type: 'tool_result',
+      id: call.id,
+      name: call.name,
+      output: streamed.slice(),
+      state,
+      metadata,
+    };
     for (const { plugin, fn } of this.core.driver.get('afterTool')) {
       const given = final;
-      const out = await this.intercept(plugin, 'afterTool', () => fn({ ctx: this.ctx(plugin), toolCall: call, result: given }));
+      const out = await this.intercept(plugin, 'afterTool', () =>
+        fn({ ctx: this.ctx(plugin), toolCall: call, result: given }),
+      );
       if (out) final = out;
       yield* this.flush();
     }
@@ -639,8 +816,17 @@ export class ReplyRun {
   }
 
   /** A call that fails before running: unknown tool, bad input, denied. */
-  private async *failCall(call: ToolCallBlock, message: string, state: 'error' | 'denied'): AsyncGenerator<AgentEvent, CallOutcome> {
-    yield this.apply({ type: 'TOOL_RESULT_START', replyId: this.msg.id, toolCallId: call.id, toolCallName: call.name });
+  private async *failCall(
+    call: ToolCallBlock,
+    message: string,
+    state: 'error' | 'denied',
+  ): AsyncGenerator<AgentEvent, CallOutcome> {
+    yield this.apply({
+      type: 'TOOL_RESULT_START',
+      replyId: this.msg.id,
+      toolCallId: call.id,
+      toolCallName: call.name,
+    });
     yield* this.emitOutput(call.id, message);
     yield* this.finishResult(call, state, {});
     return 'done';
@@ -669,9 +855,19 @@ export class ReplyRun {
 
   private checkResume(event: UserConfirmResultEvent | ExternalExecutionResultEvent, msg: Msg): void {
     const want = event.type === 'USER_CONFIRM_RESULT' ? 'asking' : 'submitted';
-    const ids = event.type === 'USER_CONFIRM_RESULT' ? event.confirmResults.map((r) => r.toolCall?.id) : event.executionResults.map((r) => r.id);
-    const waiting = new Set(awaitingCalls(msg).filter((c) => c.state === want).map((c) => c.id));
-    if (waiting.size === 0) throw new ResumeMismatchError(`Received ${event.type} but no tool call is ${want === 'asking' ? 'waiting for confirmation' : 'waiting for an external result'}.`);
+    const ids =
+      event.type === 'USER_CONFIRM_RESULT'
+        ? event.confirmResults.map((r) => r.toolCall?.id)
+        : event.executionResults.map((r) => r.id);
+    const waiting = new Set(
+      awaitingCalls(msg)
+        .filter((c) => c.state === want)
+        .map((c) => c.id),
+    );
+    if (waiting.size === 0)
+      throw new ResumeMismatchError(
+        `Received ${event.type} but no tool call is ${want === 'asking' ? 'waiting for confirmation' : 'waiting for an external result'}.`,
+      );
     const wrong = ids.filter((id) => !waiting.has(id as string));
     if (wrong.length || ids.length === 0)
       throw new ResumeMismatchError(
@@ -679,11 +875,15 @@ export class ReplyRun {
       );
   }
 
-  private async *resume(event: UserConfirmResultEvent | ExternalExecutionResultEvent): AsyncGenerator<AgentEvent, CallOutcome> {
+  private async *resume(
+    event: UserConfirmResultEvent | ExternalExecutionResultEvent,
+  ): AsyncGenerator<AgentEvent, CallOutcome> {
     if (event.type === 'USER_CONFIRM_RESULT') {
       applyEvent(this.msg, event);
       for (const r of event.confirmResults) {
-        const call = this.msg.content.find((b): b is ToolCallBlock => b.type === 'tool_call' && b.id === r.toolCall.id)!;
+        const call = this.msg.content.find(
+          (b): b is ToolCallBlock => b.type === 'tool_call' && b.id === r.toolCall.id,
+        )!;
         if (r.confirmed) {
           for (const rule of r.rules ?? []) this.state.permissions.allow.push({ ...rule, behavior: 'allow' });
         } else yield* this.failCall(call, deniedText(call.name), 'denied');
@@ -704,9 +904,13 @@ export class ReplyRun {
     return msg;
   }
 
-  private async *beforeFinish(reason: 'completed' | 'exceed_max_iters'): AsyncGenerator<AgentEvent, ContinueReply | undefined> {
+  private async *beforeFinish(
+    reason: 'completed' | 'exceed_max_iters',
+  ): AsyncGenerator<AgentEvent, ContinueReply | undefined> {
     for (const { plugin, fn } of this.core.driver.get('beforeFinish')) {
-      const out = await this.intercept(plugin, 'beforeFinish', () => fn({ ctx: this.ctx(plugin), reason, message: this.msg }));
+      const out = await this.intercept(plugin, 'beforeFinish', () =>
+        fn({ ctx: this.ctx(plugin), reason, message: this.msg }),
+      );
       yield* this.flush();
       if (out?.continue) return out;
     }
@@ -714,19 +918,36 @@ export class ReplyRun {
   }
 
   /** Ends the reply: closes unanswered calls (interrupt/error), emits REPLY_END, runs observers. */
-  private async *end(reason: ReplyFinishedReason, error: ErrorInfo | null = null): AsyncGenerator<AgentEvent, Msg> {
+  private async *end(
+    reason: ReplyFinishedReason,
+    error: ErrorInfo | null = null,
+  ): AsyncGenerator<AgentEvent, Msg> {
     const replyId = this.msg.id;
     if (reason === 'interrupted' || reason === 'error') {
       for (const call of unfinishedCalls(this.msg)) {
         const started = resultOf(this.msg, call.id) !== undefined;
-        if (!started) yield this.apply({ type: 'TOOL_RESULT_START', replyId, toolCallId: call.id, toolCallName: call.name });
+        if (!started)
+          yield this.apply({
+            type: 'TOOL_RESULT_START',
+            replyId,
+            toolCallId: call.id,
+            toolCallName: call.name,
+          });
         const text = reason === 'interrupted' ? INTERRUPTED_TEXT : FAILED_TEXT;
         yield this.apply({ type: 'TOOL_RESULT_TEXT_DELTA', replyId, toolCallId: call.id, delta: text });
-        yield this.apply({ type: 'TOOL_RESULT_END', replyId, toolCallId: call.id, state: reason === 'interrupted' ? 'interrupted' : 'error', metadata: {} });
+        yield this.apply({
+          type: 'TOOL_RESULT_END',
+          replyId,
+          toolCallId: call.id,
+          state: reason === 'interrupted' ? 'interrupted' : 'error',
+          metadata: {},
+        });
       }
     }
-    if (reason === 'exceed_max_iters') yield this.apply({ type: 'EXCEED_MAX_ITERS', replyId, name: this.core.name });
-    const structuredOutput = reason === 'completed' ? (this.state.reply?.finish?.structuredOutput ?? null) : null;
+    if (reason === 'exceed_max_iters')
+      yield this.apply({ type: 'EXCEED_MAX_ITERS', replyId, name: this.core.name });
+    const structuredOutput =
+      reason === 'completed' ? (this.state.reply?.finish?.structuredOutput ?? null) : null;
     yield this.apply({
       type: 'REPLY_END',
       replyId,
@@ -737,7 +958,11 @@ export class ReplyRun {
       createdAt: now(),
     });
     const msg = structuredClone(this.msg);
-    await this.observe('onReplyEnd', (plugin) => ({ ctx: this.ctx(plugin), message: msg, finishedReason: reason }));
+    await this.observe('onReplyEnd', (plugin) => ({
+      ctx: this.ctx(plugin),
+      message: msg,
+      finishedReason: reason,
+    }));
     return msg;
   }
 
@@ -762,7 +987,10 @@ export class ReplyRun {
     }
   }
 
-  private async observe<K extends 'onPause' | 'onReplyEnd'>(hook: K, event: (plugin: Plugin<any>) => Parameters<Hooks[K]>[0]): Promise<void> {
+  private async observe<K extends 'onPause' | 'onReplyEnd'>(
+    hook: K,
+    event: (plugin: Plugin<any>) => Parameters<Hooks[K]>[0],
+  ): Promise<void> {
     const handlers = this.core.driver.get(hook);
     if (handlers.length === 0) return;
     await Promise.all(
@@ -829,7 +1057,12 @@ export class ReplyRun {
       setReplyData: (value) => {
         state.reply!.data[plugin.name] = value as JSONValue;
       },
-      addHint: (hint, options) => run.addHint(hint, options?.source === undefined ? plugin.name : options.source, options?.emit !== false),
+      addHint: (hint, options) =>
+        run.addHint(
+          hint,
+          options?.source === undefined ? plugin.name : options.source,
+          options?.emit !== false,
+        ),
       emit: (name, value) => {
         run.pending.push({ type: 'CUSTOM', replyId: run.msg.id, name, value });
       },
@@ -841,13 +1074,21 @@ export class ReplyRun {
         if (reply) run.msg = reply;
         else {
           // The reply's message was compressed away entirely: continue it in a fresh message with its id.
-          run.msg = createMsg({ role: 'assistant', name: core.name, content: [], id: run.msg.id, createdAt: run.msg.createdAt });
+          run.msg = createMsg({
+            role: 'assistant',
+            name: core.name,
+            content: [],
+            id: run.msg.id,
+            createdAt: run.msg.createdAt,
+          });
           state.context.push(run.msg);
         }
       },
       streamModel: (request) => run.streamWithRetry({ ...request, signal: request.signal ?? run.signal }),
       countTokens: (input?: TokenCountInput) =>
-        core.counter.count(input ?? { systemPrompt: core.systemPrompt, messages: run.buildMessages(), tools: run.schemas() }),
+        core.counter.count(
+          input ?? { systemPrompt: core.systemPrompt, messages: run.buildMessages(), tools: run.schemas() },
+        ),
       capability: (name) => core.capabilities[name],
       get tools() {
         return [...run.tools.values()];
@@ -865,7 +1106,10 @@ function isAsyncIterable(value: unknown): value is AsyncIterable<ToolChunk> {
 /** Reads a tool's return value. After streaming, only a {@link ToolResult}-shaped value adds anything. */
 function toToolResult(value: unknown, streamed: boolean): Partial<ToolResult> {
   const isResult =
-    typeof value === 'object' && value !== null && !Array.isArray(value) && ('output' in value || (streamed && ('state' in value || 'metadata' in value)));
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    ('output' in value || (streamed && ('state' in value || 'metadata' in value)));
   if (isResult) return value as Partial<ToolResult>;
   if (streamed || value === undefined) return {};
   return { output: typeof value === 'string' ? value : JSON.stringify(value) };

@@ -11,35 +11,61 @@ const fast = { initialDelayMs: 1, maxDelayMs: 5 };
 
 describe('model errors, retries and fallback', () => {
   it('should retry a retryable failure before any output and then succeed', async () => {
-    const model = new ScriptedModel([{ error: new ModelError('rate_limit', 'slow down', { status: 429, retryAfterMs: 1 }) }, textChunks('ok')]);
+    const model = new ScriptedModel([
+      { error: new ModelError('rate_limit', 'slow down', { status: 429, retryAfterMs: 1 }) },
+      textChunks('ok'),
+    ]);
     const msg = await new Agent({ name: 'a', model, modelRetry: fast }).reply('hi');
     expect(getText(msg)).toBe('ok');
     expect(model.callCount).toBe(2);
   });
 
   it('should not retry a non-retryable failure and end the reply with its ErrorInfo', async () => {
-    const model = new ScriptedModel([{ error: new ModelError('authentication', 'The model provider rejected the credentials (HTTP 401).', { status: 401 }) }]);
+    const model = new ScriptedModel([
+      {
+        error: new ModelError('authentication', 'The model provider rejected the credentials (HTTP 401).', {
+          status: 401,
+        }),
+      },
+    ]);
     const agent = new Agent({ name: 'a', model, modelRetry: fast });
     const evs: AgentEvent[] = [];
     for await (const e of agent.replyStream('hi')) evs.push(e as AgentEvent);
-    expect(evs.at(-1)).toMatchObject({ type: 'REPLY_END', finishedReason: 'error', error: { type: 'authentication' } });
+    expect(evs.at(-1)).toMatchObject({
+      type: 'REPLY_END',
+      finishedReason: 'error',
+      error: { type: 'authentication' },
+    });
     expect(model.callCount).toBe(1);
     expect(agent.state.context.at(-1)!.finishedReason).toBe('error');
   });
 
   it('should fall back to the fallback model after the primary used all attempts', async () => {
-    const primary = new ScriptedModel([{ error: new ModelError('upstream', 'down') }, { error: new ModelError('upstream', 'down') }]);
+    const primary = new ScriptedModel([
+      { error: new ModelError('upstream', 'down') },
+      { error: new ModelError('upstream', 'down') },
+    ]);
     const fallback = new ScriptedModel([textChunks('from fallback')], { name: 'backup' });
-    const msg = await new Agent({ name: 'a', model: primary, fallbackModel: fallback, modelRetry: { ...fast, maxRetries: 1 } }).reply('hi');
+    const msg = await new Agent({
+      name: 'a',
+      model: primary,
+      fallbackModel: fallback,
+      modelRetry: { ...fast, maxRetries: 1 },
+    }).reply('hi');
     expect(getText(msg)).toBe('from fallback');
     expect(primary.callCount).toBe(2);
   });
 
   it('should end with connection error when the stream breaks mid-way, keep partial text, and stay resumable', async () => {
     const broken = Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
-    const tools = [defineTool({ name: 't', description: 'd', inputSchema: { type: 'object' }, execute: () => 'x' })];
+    const tools = [
+      defineTool({ name: 't', description: 'd', inputSchema: { type: 'object' }, execute: () => 'x' }),
+    ];
     const model = new ScriptedModel([
-      { chunks: [...textChunks('partial '), { type: 'tool_call', id: 'c1', name: 't', delta: '{"a":' }], errorAfter: broken },
+      {
+        chunks: [...textChunks('partial '), { type: 'tool_call', id: 'c1', name: 't', delta: '{"a":' }],
+        errorAfter: broken,
+      },
       textChunks('recovered'),
     ]);
     const agent = new Agent({ name: 'a', model, tools, modelRetry: fast });
@@ -55,7 +81,9 @@ describe('model errors, retries and fallback', () => {
   });
 
   it('should end exceed_max_iters after maxIters tool rounds', async () => {
-    const tools = [defineTool({ name: 't', description: 'd', inputSchema: { type: 'object' }, execute: () => 'x' })];
+    const tools = [
+      defineTool({ name: 't', description: 'd', inputSchema: { type: 'object' }, execute: () => 'x' }),
+    ];
     const model = new ScriptedModel([[toolCallChunk('t', {})]], { onExhausted: 'repeat' });
     const agent = new Agent({ name: 'a', model, tools, maxIters: 3 });
     const evs: AgentEvent[] = [];
@@ -74,7 +102,9 @@ describe('classifyError', () => {
     expect(classifyError({ status: 429 }).type).toBe('rate_limit');
     expect(classifyError({ status: 422 }).type).toBe('invalid_request');
     expect(classifyError({ response: { status: 503 } }).type).toBe('upstream');
-    expect(classifyError(Object.assign(new Error('x'), { name: 'APIConnectionError' })).type).toBe('connection');
+    expect(classifyError(Object.assign(new Error('x'), { name: 'APIConnectionError' })).type).toBe(
+      'connection',
+    );
     expect(classifyError(new Error('wrapped', { cause: { statusCode: 404 } })).type).toBe('invalid_request');
     expect(classifyError(new AggregateError([new Error('a'), { status: 500 }])).type).toBe('upstream');
     expect(classifyError(new Error('plain')).type).toBe('unknown');

@@ -18,11 +18,23 @@ describe('agent state', () => {
       description: 'run',
       inputSchema: { type: 'object', properties: { command: { type: 'string' } }, required: ['command'] },
       needsConfirmation: true,
-      execute: ({ command }: { command: string }) => (ran.push(command), 'a.txt'),
+      execute: ({ command }: { command: string }) => {
+        ran.push(command);
+        return 'a.txt';
+      },
     });
     const model = new ScriptedModel([textChunks('There is a.txt.')]);
-    const agent = new Agent({ name: 'Friday', model, tools: [bash], state: fixture('agent-state-v1-paused.json') });
-    const msg = await agent.reply(userConfirmResult([{ confirmed: true, toolCall: { id: 'call_1', name: 'bash', input: '{"command":"ls"}' } }]));
+    const agent = new Agent({
+      name: 'Friday',
+      model,
+      tools: [bash],
+      state: fixture('agent-state-v1-paused.json'),
+    });
+    const msg = await agent.reply(
+      userConfirmResult([
+        { confirmed: true, toolCall: { id: 'call_1', name: 'bash', input: '{"command":"ls"}' } },
+      ]),
+    );
     expect(ran).toEqual(['ls']);
     expect(getText(msg)).toBe('There is a.txt.');
     expect(msg.id).toBe('reply-1');
@@ -33,9 +45,15 @@ describe('agent state', () => {
     expect(() => parseAgentState('{not json')).toThrow(/not valid JSON/);
     expect(() => parseAgentState({ schemaVersion: 99 })).toThrow(/Unsupported agent state schemaVersion 99/);
     const good = JSON.parse(fixture('agent-state-v1-paused.json'));
-    expect(() => parseAgentState({ ...good, context: 'x' })).toThrow("'context' must be an array of messages");
-    expect(() => parseAgentState({ ...good, context: [{ id: 'm', role: 'robot', content: [] }] })).toThrow(/context\[0\]\.role/);
-    expect(() => parseAgentState({ ...good, reply: { id: 'r', iteration: -1, data: {}, finish: null } })).toThrow(/reply.iteration/);
+    expect(() => parseAgentState({ ...good, context: 'x' })).toThrow(
+      "'context' must be an array of messages",
+    );
+    expect(() => parseAgentState({ ...good, context: [{ id: 'm', role: 'robot', content: [] }] })).toThrow(
+      /context\[0\]\.role/,
+    );
+    expect(() =>
+      parseAgentState({ ...good, reply: { id: 'r', iteration: -1, data: {}, finish: null } }),
+    ).toThrow(/reply.iteration/);
     expect(() => new Agent({ name: 'a', model: new ScriptedModel([]), state: '[]' })).toThrow(StateError);
   });
 

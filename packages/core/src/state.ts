@@ -62,7 +62,8 @@ export function createAgentState(init?: { sessionId?: string }): AgentState {
   };
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * Loads a state from JSON text or a parsed value: checks its shape and schema version and migrates older
@@ -86,32 +87,35 @@ export function parseAgentState(input: string | unknown): AgentState {
     throw new StateError(
       `Unsupported agent state schemaVersion ${JSON.stringify(version)}; this version of @agentkit/core loads ${SUPPORTED_AGENT_STATE_VERSIONS.join(', ')}.`,
     );
-  const fail = (path: string, expected: string) => {
+  const fail: (path: string, expected: string) => never = (path, expected) => {
     throw new StateError(`Invalid agent state: '${path}' must be ${expected}.`);
   };
   if (typeof value.sessionId !== 'string' || value.sessionId === '') fail('sessionId', 'a non-empty string');
-  if (typeof value.summary !== 'string' && !Array.isArray(value.summary)) fail('summary', 'a string or an array of blocks');
+  if (typeof value.summary !== 'string' && !Array.isArray(value.summary))
+    fail('summary', 'a string or an array of blocks');
   if (!Array.isArray(value.context)) fail('context', 'an array of messages');
-  (value.context as unknown[]).forEach((msg, i) => {
-    if (!isObject(msg)) return fail(`context[${i}]`, 'a message object');
+  for (const [i, msg] of (value.context as unknown[]).entries()) {
+    if (!isObject(msg)) fail(`context[${i}]`, 'a message object');
     if (typeof msg.id !== 'string') fail(`context[${i}].id`, 'a string');
-    if (msg.role !== 'user' && msg.role !== 'assistant' && msg.role !== 'system') fail(`context[${i}].role`, "'user', 'assistant' or 'system'");
-    if (!Array.isArray(msg.content)) return fail(`context[${i}].content`, 'an array of blocks');
-    msg.content.forEach((block, j) => {
-      if (!isObject(block) || typeof block.type !== 'string') fail(`context[${i}].content[${j}]`, 'a block with a type');
-    });
-  });
+    if (msg.role !== 'user' && msg.role !== 'assistant' && msg.role !== 'system')
+      fail(`context[${i}].role`, "'user', 'assistant' or 'system'");
+    if (!Array.isArray(msg.content)) fail(`context[${i}].content`, 'an array of blocks');
+    for (const [j, block] of (msg.content as unknown[]).entries())
+      if (!isObject(block) || typeof block.type !== 'string')
+        fail(`context[${i}].content[${j}]`, 'a block with a type');
+  }
   const reply = value.reply;
   if (reply !== null) {
-    if (!isObject(reply)) return fail('reply', 'null or an object');
+    if (!isObject(reply)) fail('reply', 'null or an object');
     if (typeof reply.id !== 'string') fail('reply.id', 'a string');
     if (typeof reply.iteration !== 'number' || reply.iteration < 0) fail('reply.iteration', 'a number ≥ 0');
     if (!isObject(reply.data)) fail('reply.data', 'an object');
     if (reply.finish !== null && !isObject(reply.finish)) fail('reply.finish', 'null or an object');
   }
   const perms = value.permissions;
-  if (!isObject(perms)) return fail('permissions', 'an object');
-  for (const k of ['allow', 'deny', 'ask']) if (!Array.isArray(perms[k])) fail(`permissions.${k}`, 'an array of rules');
+  if (!isObject(perms)) fail('permissions', 'an object');
+  for (const k of ['allow', 'deny', 'ask'])
+    if (!Array.isArray(perms[k])) fail(`permissions.${k}`, 'an array of rules');
   if (!isObject(value.plugins)) fail('plugins', 'an object');
   return value as unknown as AgentState;
 }

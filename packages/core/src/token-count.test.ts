@@ -7,13 +7,20 @@ describe('token counting', () => {
     expect(estimateTextTokens('abcd'.repeat(10))).toBe(10);
     expect(estimateTextTokens('日本')).toBe(2); // 6 bytes
     const counter = new TokenCounter();
-    const msg = userMsg([{ type: 'data', id: 'd', source: { type: 'url', url: 'x', mediaType: 'image/png' } }]);
+    const msg = userMsg([
+      { type: 'data', id: 'd', source: { type: 'url', url: 'x', mediaType: 'image/png' } },
+    ]);
     expect(counter.count({ systemPrompt: '', messages: [msg], tools: [] })).toBe(DATA_BLOCK_TOKENS);
   });
 
   it('should count incrementally: finished messages once, a growing message by its new blocks', () => {
     let calls = 0;
-    const counter = new TokenCounter({ countTokens: ({ messages }) => (calls++, messages.length * 10) });
+    const counter = new TokenCounter({
+      countTokens: ({ messages }) => {
+        calls++;
+        return messages.length * 10;
+      },
+    });
     const history = Array.from({ length: 50 }, (_, i) => userMsg(`m${i}`));
     const tools: never[] = [];
     expect(counter.count({ systemPrompt: 's', messages: history, tools })).toBe(500);

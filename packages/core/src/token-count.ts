@@ -111,7 +111,8 @@ export class TokenCounter {
     if (f && f.systemPrompt === input.systemPrompt && f.tools === input.tools) return f.tokens;
     const tokens = this.model?.countTokens
       ? this.model.countTokens({ systemPrompt: input.systemPrompt, messages: [], tools: input.tools })
-      : estimateTextTokens(input.systemPrompt) + (input.tools.length ? estimateTextTokens(JSON.stringify(input.tools)) : 0);
+      : estimateTextTokens(input.systemPrompt) +
+        (input.tools.length ? estimateTextTokens(JSON.stringify(input.tools)) : 0);
     this.fixed = { systemPrompt: input.systemPrompt, tools: input.tools, tokens };
     return tokens;
   }

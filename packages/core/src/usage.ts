@@ -14,7 +14,13 @@ export interface Usage {
 
 /** A usage record with every counter at zero. */
 export function emptyUsage(): Usage {
-  return { inputTokens: 0, outputTokens: 0, cacheInputTokens: 0, cacheCreationInputTokens: 0, reasoningTokens: 0 };
+  return {
+    inputTokens: 0,
+    outputTokens: 0,
+    cacheInputTokens: 0,
+    cacheCreationInputTokens: 0,
+    reasoningTokens: 0,
+  };
 }
 
 /**

@@ -24,7 +24,8 @@ export class ModelError extends AgentkitError {
     this.errorType = errorType;
     this.status = options?.status;
     this.retryable =
-      options?.retryable ?? (errorType === 'rate_limit' || errorType === 'upstream' || errorType === 'connection');
+      options?.retryable ??
+      (errorType === 'rate_limit' || errorType === 'upstream' || errorType === 'connection');
     this.retryAfterMs = options?.retryAfterMs;
   }
 }

@@ -8,4 +8,8 @@ export {
   type ScriptedModelOptions,
   type ScriptedResponse,
 } from './scripted-model';
-export { sessionStoreConformanceCases, type ConformanceCase, type StoreFactory } from './session-store-conformance';
+export {
+  sessionStoreConformanceCases,
+  type ConformanceCase,
+  type StoreFactory,
+} from './session-store-conformance';

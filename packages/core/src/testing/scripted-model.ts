@@ -9,7 +9,9 @@ export type ScriptedResponse =
   | ModelChunk[]
   | { chunks: ModelChunk[]; delayMs?: number; errorAfter?: Error }
   | { error: Error }
-  | ((request: ModelRequest) => ModelChunk[] | { chunks: ModelChunk[]; delayMs?: number; errorAfter?: Error } | { error: Error });
+  | ((
+      request: ModelRequest,
+    ) => ModelChunk[] | { chunks: ModelChunk[]; delayMs?: number; errorAfter?: Error } | { error: Error });
 
 /** Options of {@link ScriptedModel}. */
 export interface ScriptedModelOptions {
@@ -70,7 +72,8 @@ export class ScriptedModel implements ChatModel {
     });
     let step = this.script[this.position];
     if (step === undefined) {
-      if (this.onExhausted === 'repeat' && this.script.length > 0) step = this.script[this.script.length - 1]!;
+      if (this.onExhausted === 'repeat' && this.script.length > 0)
+        step = this.script[this.script.length - 1]!;
       else throw new Error(`ScriptedModel: no scripted response left for call #${this.position + 1}.`);
     }
     this.position++;
