@@ -1,4 +1,4 @@
-import { defineTool, type Tool, type ToolResult } from '@agentkit/core';
+import { defineTool, type Tool, type ToolContext, type ToolResult } from '@agentkit/core';
 
 /** The name of the autonomous compression tool. */
 export const COMPRESS_CONTEXT_TOOL_NAME = 'CompressContext';
@@ -22,11 +22,12 @@ export const COMPRESS_CONTEXT_TEXTS = {
 } as const;
 
 /**
- * Builds the `CompressContext` tool. `compress` does the work for the call (`toolCallId`, the agent state)
- * and says whether anything was compressed; it throws on failure.
+ * Builds the `CompressContext` tool. `compress` does the work for the call (its {@link ToolContext}: the call
+ * id, the signal and, when a plugin mounted the tool, that plugin's context) and says whether anything was
+ * compressed; it throws on failure, which the model sees as an error result.
  */
 export function createCompressContextTool(
-  compress: (call: { toolCallId: string; state: object; signal: AbortSignal }) => Promise<boolean>,
+  compress: (ctx: ToolContext) => Promise<boolean>,
 ): Tool<Record<string, never>> {
   return defineTool<Record<string, never>>({
     name: COMPRESS_CONTEXT_TOOL_NAME,
@@ -35,7 +36,7 @@ export function createCompressContextTool(
     concurrencySafe: false,
     async execute(_input, ctx): Promise<ToolResult> {
       try {
-        const done = await compress({ toolCallId: ctx.toolCallId, state: ctx.state, signal: ctx.signal });
+        const done = await compress(ctx);
         return {
           output: done ? COMPRESS_CONTEXT_TEXTS.success : COMPRESS_CONTEXT_TEXTS.tooShort,
           state: 'success',

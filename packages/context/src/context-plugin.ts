@@ -18,6 +18,7 @@ import {
 } from '@agentkit/core';
 import { COMPRESS_CONTEXT_TOOL_NAME, createCompressContextTool } from './compress-context-tool';
 import { type ContextConfig, type ResolvedContextConfig, resolveContextConfig } from './context-config';
+import { ContextBusyError } from './errors';
 import { isOffloader, type Offloader } from './offloader';
 import { type CompressionOutcome, type CompressionTarget, runCompression } from './run-compression';
 import { splitToolResult, truncationNote, withTruncationNote } from './split-tool-result';
@@ -35,11 +36,15 @@ export interface ContextPluginOptions extends ContextConfig {
 export interface CompressibleAgent {
   readonly name: string;
   readonly model: ChatModel;
+  readonly systemPrompt: string;
   /** The live state. */
   readonly state: AgentState;
+  /** The agent's tools (their schemas count towards the input). */
   readonly tools: readonly Tool[];
-  /** The agent's system prompt, when the agent exposes it (else the one seen at setup is used). */
-  readonly systemPrompt?: string;
+  /** True while a reply runs: a manual compression is refused then. */
+  readonly isReplying: boolean;
+  /** Tokens of the next model request as the agent would send it now (counted incrementally). */
+  countTokens(): number;
 }
 
 /** Options of a manual compression. */
@@ -59,20 +64,18 @@ export interface ContextPlugin extends Plugin {
   readonly offloader: Offloader | undefined;
   /**
    * Compresses an agent's context now (reference `compress_context`): limits images, and when the input
-   * reaches `triggerRatio × contextSize`, summarises the older messages. Do not call it while the agent is
-   * replying. Throws `ContextThresholdError` when the system prompt (and summary) alone reach the threshold,
-   * `ContextCompressionError` when the summary fails and the fallback is off, `ConfigError` for a bad `config`.
+   * reaches `triggerRatio × contextSize`, summarises the older messages. Call it between replies or while a
+   * reply is paused. Throws `ContextBusyError` while the agent is replying, `ContextThresholdError` when the
+   * system prompt (and summary) alone reach the threshold, `ContextCompressionError` when the summary fails
+   * and the fallback is off (the state is then left as it was), `ConfigError` for a bad `config`.
    */
   compress(agent: CompressibleAgent, options?: CompressContextOptions): Promise<CompressionOutcome>;
 }
 
-interface LiveRun {
-  ctx: PluginContext;
-  systemPrompt: string;
-  tools: readonly ToolSchema[];
-}
-
 const NO_TOOLS: readonly ToolSchema[] = [];
+
+const schemasOf = (tools: readonly Tool[]): ToolSchema[] =>
+  tools.map((t) => ({ name: t.name, description: t.description, inputSchema: toolJsonSchema(t) }));
 
 function blocksMsg(blocks: ReadonlyArray<TextBlock | DataBlock>): Msg {
   return {
@@ -125,25 +128,35 @@ export function contextPlugin(options: ContextPluginOptions = {}): ContextPlugin
     triggerRatio: compression.triggerRatio,
     contextBufferRatio: compression.contextBufferRatio,
   });
-  const live = new WeakMap<object, LiveRun>();
-  const setups: Array<{ agentName: string; model: ChatModel; systemPrompt: string; logger: Logger }> = [];
+  // Per model, for manual compressions outside a reply: the agent's logger (from setup) and a token
+  // counter that keeps its per-message counts between calls. Weak, so agents built per request do not leak.
+  const loggers = new WeakMap<ChatModel, Logger>();
+  const counters = new WeakMap<ChatModel, TokenCounter>();
+  const counterFor = (model: ChatModel) => {
+    let counter = counters.get(model);
+    if (!counter) counters.set(model, (counter = new TokenCounter(model)));
+    return counter;
+  };
 
+  /** A compression inside a reply: everything goes through the kernel's plugin context. */
   const targetOf = (
-    run: LiveRun,
+    ctx: PluginContext,
+    view: { systemPrompt: string; tools: readonly ToolSchema[] },
     config: ResolvedContextConfig,
     signal?: AbortSignal,
   ): CompressionTarget => ({
-    state: run.ctx.state,
-    model: run.ctx.model,
-    systemPrompt: run.systemPrompt,
-    tools: run.tools,
-    agentName: run.ctx.agentName,
+    state: ctx.state,
+    model: ctx.model,
+    systemPrompt: view.systemPrompt,
+    tools: view.tools,
+    agentName: ctx.agentName,
     config,
     offloader,
-    countTokens: (input) => run.ctx.countTokens(input),
-    replaceContext: (next) => run.ctx.replaceContext(next),
-    signal: signal ?? run.ctx.signal,
-    logger: run.ctx.logger,
+    countTokens: (input) => ctx.countTokens(input),
+    replaceContext: (next) => ctx.replaceContext(next),
+    streamModel: (request) => ctx.streamModel(request),
+    signal: signal ?? ctx.signal,
+    logger: ctx.logger,
     hintSource: CONTEXT_PLUGIN_NAME,
   });
 
@@ -159,23 +172,23 @@ export function contextPlugin(options: ContextPluginOptions = {}): ContextPlugin
     });
   };
 
-  const compressTool = createCompressContextTool(async ({ toolCallId, state, signal }) => {
-    const run = live.get(state);
-    // WORKAROUND(kernel): ToolContext has no model, system prompt, token counter or replaceContext, so the
-    // tool uses the PluginContext this plugin saw last for the same agent state (beforeInference/beforeTool).
-    if (!run)
+  const compressTool = createCompressContextTool(async ({ plugin: ctx, toolCallId, signal }) => {
+    if (!ctx)
       throw new Error(
-        'the agent context is not available to CompressContext (the context plugin did not run).',
+        'CompressContext must be mounted by the context plugin (it needs the plugin context), not as an agent tool.',
       );
     const config = effective();
     const ratio = Math.max(0, config.triggerRatio - config.contextBufferRatio);
-    const outcome = await runCompression(targetOf(run, config, signal), {
-      threshold: ratio * run.ctx.model.contextSize,
-      fallbackToTruncation: false,
-      keepToolCallIds: [toolCallId],
-      currentTokens: () => run.ctx.countTokens(),
-    });
-    report(run.ctx, outcome, 'tool');
+    const outcome = await runCompression(
+      targetOf(ctx, { systemPrompt: ctx.systemPrompt, tools: schemasOf(ctx.tools) }, config, signal),
+      {
+        threshold: ratio * ctx.model.contextSize,
+        fallbackToTruncation: false,
+        keepToolCallIds: [toolCallId],
+        currentTokens: () => ctx.countTokens(),
+      },
+    );
+    report(ctx, outcome, 'tool');
     return outcome.compressed;
   });
 
@@ -196,40 +209,21 @@ export function contextPlugin(options: ContextPluginOptions = {}): ContextPlugin
           `@agentkit/context needs the model's contextSize (a positive number); '${ctx.model.name}' reports ${String(size)}.`,
           { field: 'model.contextSize' },
         );
-      setups.push({
-        agentName: ctx.agentName,
-        model: ctx.model,
-        systemPrompt: ctx.systemPrompt,
-        logger: ctx.logger,
-      });
+      loggers.set(ctx.model, ctx.logger);
     },
     hooks: {
       async beforeInference({ ctx, request }) {
-        const run: LiveRun = { ctx, systemPrompt: request.systemPrompt, tools: request.tools };
-        live.set(ctx.state, run);
-        const outcome = await runCompression(targetOf(run, effective()), {
-          currentTokens: () => ctx.countTokens(),
-        });
+        const outcome = await runCompression(
+          targetOf(ctx, { systemPrompt: request.systemPrompt, tools: request.tools }, effective()),
+          { currentTokens: () => ctx.countTokens() },
+        );
         report(ctx, outcome, 'auto');
-        // The kernel rebuilds request.messages from the state when a hook changed it.
+        // Nothing to return: `ctx.replaceContext` makes the kernel rebuild request.messages from the state.
       },
-      beforeTool({ ctx, toolCall, tool }) {
-        if (toolCall.name !== COMPRESS_CONTEXT_TOOL_NAME || tool !== compressTool) return;
-        // A resumed reply runs queued calls without a model call first: take the context from here.
-        const prev = live.get(ctx.state);
-        const tools =
-          prev?.tools ??
-          ctx.tools.map((t) => ({
-            name: t.name,
-            description: t.description,
-            inputSchema: toolJsonSchema(t),
-          }));
-        live.set(ctx.state, { ctx, systemPrompt: prev?.systemPrompt ?? ctx.systemPrompt, tools });
+      beforeTool({ toolCall, tool }) {
         // The agent manages its own context: always allowed.
-        return { decision: 'allow' };
-      },
-      onReplyEnd({ ctx }) {
-        live.delete(ctx.state);
+        if (toolCall.name === COMPRESS_CONTEXT_TOOL_NAME && tool === compressTool)
+          return { decision: 'allow' };
       },
       async afterTool({ ctx, result }) {
         const limit = base.toolResultLimit;
@@ -249,22 +243,16 @@ export function contextPlugin(options: ContextPluginOptions = {}): ContextPlugin
       },
     },
     async compress(agent, opts = {}) {
+      if (agent.isReplying) throw new ContextBusyError(agent.name);
       const config = resolveContextConfig(opts.config, effective());
-      const setup = setups.find((s) => s.agentName === agent.name && s.model === agent.model);
-      const systemPrompt = agent.systemPrompt ?? setup?.systemPrompt ?? '';
-      const counter = new TokenCounter(agent.model);
-      const tools: ToolSchema[] = agent.tools.map((t) => ({
-        name: t.name,
-        description: t.description,
-        inputSchema: toolJsonSchema(t),
-      }));
+      const counter = counterFor(agent.model);
       const state = agent.state;
       return runCompression(
         {
           state,
           model: agent.model,
-          systemPrompt,
-          tools,
+          systemPrompt: agent.systemPrompt,
+          tools: schemasOf(agent.tools),
           agentName: agent.name,
           config,
           offloader,
@@ -273,11 +261,14 @@ export function contextPlugin(options: ContextPluginOptions = {}): ContextPlugin
             state.summary = summary;
             state.context = context;
           },
+          // WORKAROUND(kernel): outside a reply there is no plugin context, so the summary call goes to the
+          // model directly (no retries, no fallback model).
+          streamModel: (request) => agent.model.stream(request),
           signal: opts.signal,
-          logger: setup?.logger ?? console,
+          logger: loggers.get(agent.model) ?? console,
           hintSource: CONTEXT_PLUGIN_NAME,
         },
-        { instructions: opts.instructions },
+        { instructions: opts.instructions, currentTokens: () => agent.countTokens() },
       );
     },
   };

@@ -30,3 +30,16 @@ export class ContextCompressionError extends AgentkitError {
     super('CONTEXT_COMPRESSION', message, options);
   }
 }
+
+/**
+ * A manual compression was asked for while the agent is running a reply. Compress between replies (or while
+ * a reply is paused); during a reply, compression happens automatically before each model call.
+ */
+export class ContextBusyError extends AgentkitError {
+  constructor(agentName: string) {
+    super(
+      'CONTEXT_BUSY',
+      `Agent '${agentName}' is running a reply; compress its context between replies (or while the reply is paused).`,
+    );
+  }
+}

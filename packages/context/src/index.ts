@@ -27,7 +27,7 @@ export {
   SUMMARY_TOOL_NAME,
   TRUNCATION_SUMMARY,
 } from './defaults';
-export { ContextCompressionError, ContextThresholdError } from './errors';
+export { ContextBusyError, ContextCompressionError, ContextThresholdError } from './errors';
 export { extensionFor, FileOffloader, type FileOffloaderOptions } from './file-offloader';
 export { imageNote, type LimitImagesOptions, limitContextImages } from './limit-images';
 export { isOffloader, type Offloader } from './offloader';

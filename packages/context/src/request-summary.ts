@@ -1,10 +1,14 @@
-import type { ChatModel, HintBlock, JSONSchema, Msg, ToolSchema, Usage } from '@agentkit/core';
+import type { HintBlock, JSONSchema, ModelChunk, ModelRequest, Msg, ToolSchema, Usage } from '@agentkit/core';
 import { createMsg } from '@agentkit/core';
 import { SUMMARY_TOOL_NAME } from './defaults';
 
 /** What {@link requestSummary} sends. */
 export interface SummaryRequest {
-  model: ChatModel;
+  /**
+   * Streams the call: inside a reply the plugin context's `streamModel` (the agent's retries and fallback
+   * model), else the model's own `stream`.
+   */
+  stream: (request: ModelRequest) => AsyncIterable<ModelChunk>;
   systemPrompt: string;
   /** The previous summary as a user message, so the new summary replaces it. */
   summaryMsg: Msg | null;
@@ -37,7 +41,7 @@ export function summaryTool(summarySchema: JSONSchema): ToolSchema {
  * The messages of the summary call: the previous summary, the messages to compress, the instructions (as an
  * assistant hint) and the compression prompt (as the last user message).
  */
-export function summaryMessages(req: Omit<SummaryRequest, 'model' | 'signal' | 'summarySchema'>): Msg[] {
+export function summaryMessages(req: Omit<SummaryRequest, 'stream' | 'signal' | 'summarySchema'>): Msg[] {
   const out: Msg[] = [];
   if (req.summaryMsg) out.push(req.summaryMsg);
   out.push(...req.messages);
@@ -57,7 +61,7 @@ export async function requestSummary(req: SummaryRequest): Promise<SummaryRespon
   const calls = new Map<string, { name: string | undefined; args: string }>();
   let text = '';
   let usage: Usage | null = null;
-  for await (const chunk of req.model.stream({
+  for await (const chunk of req.stream({
     systemPrompt: req.systemPrompt,
     messages: summaryMessages(req),
     tools: [summaryTool(req.summarySchema)],

@@ -7,6 +7,8 @@ import {
   emptyUsage,
   type HintBlock,
   type Logger,
+  type ModelChunk,
+  type ModelRequest,
   type Msg,
   newId,
   normalizeUsage,
@@ -47,6 +49,11 @@ export interface CompressionTarget {
   countTokens: (input: TokenCountInput) => number;
   /** Replaces the summary and the context. */
   replaceContext: (next: ContextReplacement) => void;
+  /**
+   * Streams the summary call. Inside a reply: the plugin context's `streamModel`, so the agent's retries and
+   * fallback model apply. Default: `model.stream`.
+   */
+  streamModel?: ((request: ModelRequest) => AsyncIterable<ModelChunk>) | undefined;
   signal?: AbortSignal | undefined;
   logger?: Logger | undefined;
   /** `source` of hint blocks this package adds (image notes). */
@@ -198,7 +205,7 @@ export async function runCompression(
         : options.instructions;
   const signal = target.signal ?? new AbortController().signal;
   const request = {
-    model,
+    stream: target.streamModel ?? ((r: ModelRequest) => model.stream(r)),
     systemPrompt,
     summaryMsg,
     messages: toCompress,
