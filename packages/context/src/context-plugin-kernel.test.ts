@@ -123,7 +123,7 @@ describe('compression through the kernel', () => {
   it("the summary call falls back to the agent's fallback model", async () => {
     const model = new ScriptedModel(
       [
-        { error: new ModelError('bad_request', 'unsupported tool choice', { retryable: false }) },
+        { error: new ModelError('invalid_request', 'unsupported tool choice', { retryable: false }) },
         textChunks('ok'),
       ],
       { contextSize: 200 },
@@ -147,7 +147,7 @@ describe('compression through the kernel', () => {
     const model = new ScriptedModel(
       [
         [toolCallChunk('CompressContext', {}, 'c1')],
-        { error: new ModelError('bad_request', 'nope', { retryable: false }) },
+        { error: new ModelError('invalid_request', 'nope', { retryable: false }) },
         textChunks('done'),
       ],
       { contextSize: 1000 },
