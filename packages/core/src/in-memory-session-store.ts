@@ -1,17 +1,23 @@
-import { InvalidInputError } from './errors/input-errors';
-import { SessionNotFoundError, type SessionKey, VersionConflictError } from './errors/store-errors';
 import type { JSONObject } from './json';
 import type { SessionRecord, SessionStore, SessionSummary, WriteOptions } from './session-store';
-import { SUPPORTED_AGENT_STATE_VERSIONS, createAgentState, type AgentState } from './state';
+import {
+  checkExpectedVersion,
+  checkListOptions,
+  checkSessionKey,
+  checkUpsertData,
+  checkWriteOptions,
+  serializeAgentState,
+} from './session-store-checks';
+import { nextSessionSummary, pageSessionSummaries } from './session-summaries';
+import type { SessionKey } from './errors/store-errors';
+import { SessionNotFoundError } from './errors/store-errors';
+import { createAgentState, type AgentState } from './state';
 
 interface Entry {
   summary: SessionSummary;
   /** The state as JSON text, so the store never shares objects with its callers. */
   state: string;
 }
-
-const DEFAULT_LIST_LIMIT = 50;
-const LONE_SURROGATE = /\p{Cs}/u;
 
 /**
  * A {@link SessionStore} in the memory of the process: for tests, examples and single-process apps
@@ -28,8 +34,7 @@ export class InMemorySessionStore implements SessionStore {
 
   /** The session, or `null` when it does not exist. Throws `StoreDataError` for a corrupt record. */
   async getSession(userId: string, agentId: string, sessionId: string): Promise<SessionRecord | null> {
-    const key = checkKey(userId, agentId, sessionId);
-    const entry = this.sessions.get(mapKey(key));
+    const entry = this.sessions.get(mapKey(checkSessionKey(userId, agentId, sessionId)));
     return entry ? toRecord(entry) : null;
   }
 
@@ -38,31 +43,18 @@ export class InMemorySessionStore implements SessionStore {
     userId: string,
     agentId: string,
     sessionId: string,
-    data: { state?: AgentState; metadata?: JSONObject } & WriteOptions = {},
+    data?: { state?: AgentState; metadata?: JSONObject } & WriteOptions,
   ): Promise<SessionRecord> {
-    const key = checkKey(userId, agentId, sessionId);
-    const expected = checkExpectedVersion(data.expectedVersion);
-    const state = data.state === undefined ? undefined : serializeState(data.state);
-    const metadata = data.metadata === undefined ? undefined : checkMetadata(data.metadata);
+    const key = checkSessionKey(userId, agentId, sessionId);
+    const { stateJson, metadataJson, expectedVersion } = checkUpsertData(data);
     const id = mapKey(key);
-    const existing = this.sessions.get(id);
-    if (expected !== undefined && expected !== (existing?.summary.version ?? 0))
-      throw new VersionConflictError(key, expected, existing?.summary.version ?? null);
-    const now = new Date().toISOString();
-    const entry: Entry = existing
-      ? {
-          summary: {
-            ...existing.summary,
-            version: existing.summary.version + 1,
-            updatedAt: now,
-            metadata: metadata ?? existing.summary.metadata,
-          },
-          state: state ?? existing.state,
-        }
-      : {
-          summary: { ...key, version: 1, createdAt: now, updatedAt: now, metadata: metadata ?? {} },
-          state: state ?? JSON.stringify(createAgentState({ sessionId })),
-        };
+    const existing = this.sessions.get(id) ?? null;
+    checkExpectedVersion(key, expectedVersion, existing?.summary.version ?? null);
+    const metadata = metadataJson === undefined ? undefined : (JSON.parse(metadataJson) as JSONObject);
+    const entry: Entry = {
+      summary: nextSessionSummary(key, existing?.summary ?? null, metadata),
+      state: stateJson ?? existing?.state ?? JSON.stringify(createAgentState({ sessionId })),
+    };
     this.sessions.set(id, entry);
     return toRecord(entry);
   }
@@ -73,24 +65,16 @@ export class InMemorySessionStore implements SessionStore {
     agentId: string,
     sessionId: string,
     state: AgentState,
-    options: WriteOptions = {},
+    options?: WriteOptions,
   ): Promise<SessionRecord> {
-    const key = checkKey(userId, agentId, sessionId);
-    const expected = checkExpectedVersion(options.expectedVersion);
-    const json = serializeState(state);
+    const key = checkSessionKey(userId, agentId, sessionId);
+    const expectedVersion = checkWriteOptions(options);
+    const json = serializeAgentState(state);
     const id = mapKey(key);
     const existing = this.sessions.get(id);
     if (!existing) throw new SessionNotFoundError(key);
-    if (expected !== undefined && expected !== existing.summary.version)
-      throw new VersionConflictError(key, expected, existing.summary.version);
-    const entry: Entry = {
-      summary: {
-        ...existing.summary,
-        version: existing.summary.version + 1,
-        updatedAt: new Date().toISOString(),
-      },
-      state: json,
-    };
+    checkExpectedVersion(key, expectedVersion, existing.summary.version);
+    const entry: Entry = { summary: nextSessionSummary(key, existing.summary), state: json };
     this.sessions.set(id, entry);
     return toRecord(entry);
   }
@@ -99,29 +83,19 @@ export class InMemorySessionStore implements SessionStore {
   async listSessions(
     userId: string,
     agentId: string,
-    options: { limit?: number; cursor?: string | null } = {},
+    options?: { limit?: number; cursor?: string | null },
   ): Promise<{ sessions: SessionSummary[]; cursor: string | null }> {
-    checkId('userId', userId);
-    checkId('agentId', agentId);
-    const limit = checkLimit(options.limit);
-    const after = options.cursor == null ? null : decodeCursor(options.cursor);
+    const { limit, cursor } = checkListOptions(userId, agentId, options);
     const mine: SessionSummary[] = [];
     for (const { summary } of this.sessions.values())
       if (summary.userId === userId && summary.agentId === agentId) mine.push(summary);
-    mine.sort(newestFirst);
-    const start = after ? mine.findIndex((s) => newestFirst(s, after) > 0) : 0;
-    const page = start < 0 ? [] : mine.slice(start, start + limit);
-    const last = page[page.length - 1];
-    const more = start >= 0 && start + limit < mine.length;
-    return {
-      sessions: page.map((s) => structuredClone(s)),
-      cursor: more && last ? encodeCursor(last) : null,
-    };
+    const page = pageSessionSummaries(mine, limit, cursor);
+    return { sessions: page.sessions.map((s) => structuredClone(s)), cursor: page.cursor };
   }
 
   /** Deletes the session; `false` when it did not exist. */
   async deleteSession(userId: string, agentId: string, sessionId: string): Promise<boolean> {
-    return this.sessions.delete(mapKey(checkKey(userId, agentId, sessionId)));
+    return this.sessions.delete(mapKey(checkSessionKey(userId, agentId, sessionId)));
   }
 }
 
@@ -131,93 +105,4 @@ function mapKey(key: SessionKey): string {
 
 function toRecord(entry: Entry): SessionRecord {
   return { ...structuredClone(entry.summary), state: JSON.parse(entry.state) as AgentState };
-}
-
-/** Newest `createdAt` first; equal times by session id, descending. */
-function newestFirst(
-  a: { createdAt: string; sessionId: string },
-  b: { createdAt: string; sessionId: string },
-): number {
-  if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt ? 1 : -1;
-  if (a.sessionId === b.sessionId) return 0;
-  return a.sessionId < b.sessionId ? 1 : -1;
-}
-
-function encodeCursor(s: SessionSummary): string {
-  return `m1.${encodeURIComponent(JSON.stringify([s.createdAt, s.sessionId]))}`;
-}
-
-function decodeCursor(cursor: string): { createdAt: string; sessionId: string } {
-  if (typeof cursor === 'string' && cursor.startsWith('m1.')) {
-    try {
-      const value: unknown = JSON.parse(decodeURIComponent(cursor.slice(3)));
-      if (Array.isArray(value) && typeof value[0] === 'string' && typeof value[1] === 'string')
-        return { createdAt: value[0], sessionId: value[1] };
-    } catch {
-      // reported below
-    }
-  }
-  throw new InvalidInputError(
-    `Invalid listSessions cursor ${JSON.stringify(cursor)}: pass the cursor of the previous page or null.`,
-  );
-}
-
-function checkId(name: string, id: unknown): void {
-  if (typeof id !== 'string' || id === '' || LONE_SURROGATE.test(id))
-    throw new InvalidInputError(
-      `${name} must be a non-empty string of well-formed Unicode, got ${JSON.stringify(id) ?? String(id)}.`,
-    );
-}
-
-function checkKey(userId: string, agentId: string, sessionId: string): SessionKey {
-  checkId('userId', userId);
-  checkId('agentId', agentId);
-  checkId('sessionId', sessionId);
-  return { userId, agentId, sessionId };
-}
-
-function checkExpectedVersion(v: unknown): number | undefined {
-  if (v === undefined) return undefined;
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0)
-    throw new InvalidInputError(`expectedVersion must be an integer ≥ 0, got ${String(v)}.`);
-  return v;
-}
-
-function checkLimit(limit: unknown): number {
-  if (limit === undefined) return DEFAULT_LIST_LIMIT;
-  if (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit < 1)
-    throw new InvalidInputError(`limit must be a positive integer, got ${String(limit)}.`);
-  return limit;
-}
-
-function checkMetadata(metadata: unknown): JSONObject {
-  if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata))
-    throw new InvalidInputError('metadata must be a JSON object.');
-  try {
-    return JSON.parse(JSON.stringify(metadata)) as JSONObject;
-  } catch (cause) {
-    throw new InvalidInputError(`metadata is not JSON-serialisable: ${(cause as Error).message}`);
-  }
-}
-
-/** A cheap top-level check (the full check runs when the state is loaded into an agent), then JSON text. */
-function serializeState(state: unknown): string {
-  const s = state as Partial<AgentState> | null;
-  if (
-    typeof s !== 'object' ||
-    s === null ||
-    Array.isArray(s) ||
-    typeof s.schemaVersion !== 'number' ||
-    !SUPPORTED_AGENT_STATE_VERSIONS.includes(s.schemaVersion) ||
-    typeof s.sessionId !== 'string' ||
-    !Array.isArray(s.context)
-  )
-    throw new InvalidInputError(
-      'state must be an AgentState (an object with a supported schemaVersion, a sessionId and a context array).',
-    );
-  try {
-    return JSON.stringify(s);
-  } catch (cause) {
-    throw new InvalidInputError(`state is not JSON-serialisable: ${(cause as Error).message}`);
-  }
 }

@@ -91,6 +91,19 @@ export type {
 } from './plugin';
 export { applyEvent, replayEvents } from './replay-events';
 export type { SessionRecord, SessionStore, SessionSummary, WriteOptions } from './session-store';
+export {
+  DEFAULT_SESSION_LIST_LIMIT,
+  checkExpectedVersion,
+  checkListOptions,
+  checkSessionKey,
+  checkUpsertData,
+  checkWriteOptions,
+  invalidCursor,
+  parseStoredState,
+  parseStoredSummary,
+  serializeAgentState,
+} from './session-store-checks';
+export { nextSessionSummary, pageSessionSummaries } from './session-summaries';
 export { isStandardSchema, type StandardJSONSchemaV1, type StandardSchemaV1 } from './standard-schema';
 export {
   AGENT_STATE_SCHEMA_VERSION,

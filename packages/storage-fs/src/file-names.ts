@@ -1,16 +1,6 @@
 import { createHash } from 'node:crypto';
-import { InvalidInputError } from '@agentkit/core';
 
-const LONE_SURROGATE = /\p{Cs}/u;
 const MAX_SEGMENT = 200;
-
-/** Throws `InvalidInputError` unless `id` is a non-empty string of well-formed Unicode. */
-export function checkId(name: string, id: unknown): asserts id is string {
-  if (typeof id !== 'string' || id === '' || LONE_SURROGATE.test(id))
-    throw new InvalidInputError(
-      `${name} must be a non-empty string of well-formed Unicode, got ${JSON.stringify(id) ?? String(id)}.`,
-    );
-}
 
 /**
  * Turns an id into a file or directory name that is safe on every common filesystem: `_` followed by

@@ -5,7 +5,6 @@ import {
   type AgentState,
   AgentkitError,
   ConfigError,
-  InvalidInputError,
   type JSONObject,
   type SessionKey,
   SessionNotFoundError,
@@ -13,13 +12,19 @@ import {
   type SessionStore,
   type SessionSummary,
   StoreConnectionError,
-  SUPPORTED_AGENT_STATE_VERSIONS,
-  VersionConflictError,
   type WriteOptions,
+  checkExpectedVersion,
+  checkListOptions,
+  checkSessionKey,
+  checkUpsertData,
+  checkWriteOptions,
   createAgentState,
+  nextSessionSummary,
+  pageSessionSummaries,
+  serializeAgentState,
 } from '@agentkit/core';
 import { withFileLock } from './file-lock';
-import { RECORD_SUFFIX, checkId, fileSegment } from './file-names';
+import { RECORD_SUFFIX, fileSegment } from './file-names';
 import { formatRecordFile, parseRecordFile, parseSummaryFile } from './record-file';
 
 /** Options of {@link FileSessionStore}. */
@@ -31,8 +36,6 @@ export interface FileSessionStoreOptions {
   /** A lock file older than this is considered left by a crashed writer and broken. Default 30 000 ms. */
   staleLockMs?: number;
 }
-
-const DEFAULT_LIST_LIMIT = 50;
 
 /**
  * A {@link SessionStore} on the local filesystem, the embedded default when no Redis is around: one JSON
@@ -66,7 +69,7 @@ export class FileSessionStore implements SessionStore {
 
   /** The session, or `null` when it does not exist. Throws `StoreDataError` for a corrupt record. */
   async getSession(userId: string, agentId: string, sessionId: string): Promise<SessionRecord | null> {
-    const key = sessionKey(userId, agentId, sessionId);
+    const key = checkSessionKey(userId, agentId, sessionId);
     const text = await this.read(key);
     return text === null ? null : parseRecordFile(key, text);
   }
@@ -76,36 +79,17 @@ export class FileSessionStore implements SessionStore {
     userId: string,
     agentId: string,
     sessionId: string,
-    data: { state?: AgentState; metadata?: JSONObject } & WriteOptions = {},
+    data?: { state?: AgentState; metadata?: JSONObject } & WriteOptions,
   ): Promise<SessionRecord> {
-    const key = sessionKey(userId, agentId, sessionId);
-    const expected = checkExpectedVersion(data.expectedVersion);
-    const stateJson = data.state === undefined ? undefined : serializeState(data.state);
-    const metadata = data.metadata === undefined ? undefined : copyMetadata(data.metadata);
+    const key = checkSessionKey(userId, agentId, sessionId);
+    const { stateJson, metadataJson, expectedVersion } = checkUpsertData(data);
+    const metadata = metadataJson === undefined ? undefined : (JSON.parse(metadataJson) as JSONObject);
     return this.write(key, async (current) => {
-      if (expected !== undefined && expected !== (current?.version ?? 0))
-        throw new VersionConflictError(key, expected, current?.version ?? null);
-      const now = new Date().toISOString();
-      if (!current) {
-        const state = data.state ?? createAgentState({ sessionId });
-        const summary: SessionSummary = {
-          ...key,
-          version: 1,
-          createdAt: now,
-          updatedAt: now,
-          metadata: metadata ?? {},
-        };
-        return { summary, stateJson: stateJson ?? JSON.stringify(state), state };
-      }
-      const summary: SessionSummary = {
-        ...key,
-        version: current.version + 1,
-        createdAt: current.createdAt,
-        updatedAt: now,
-        metadata: metadata ?? current.metadata,
-      };
-      if (stateJson !== undefined) return { summary, stateJson, state: data.state as AgentState };
-      return { summary, stateJson: JSON.stringify(current.state), state: current.state };
+      checkExpectedVersion(key, expectedVersion, current?.version ?? null);
+      const summary = nextSessionSummary(key, current, metadata);
+      if (stateJson !== undefined) return { summary, stateJson, state: data?.state as AgentState };
+      const state = current?.state ?? createAgentState({ sessionId });
+      return { summary, stateJson: JSON.stringify(state), state };
     });
   }
 
@@ -115,25 +99,17 @@ export class FileSessionStore implements SessionStore {
     agentId: string,
     sessionId: string,
     state: AgentState,
-    options: WriteOptions = {},
+    options?: WriteOptions,
   ): Promise<SessionRecord> {
-    const key = sessionKey(userId, agentId, sessionId);
-    const expected = checkExpectedVersion(options.expectedVersion);
-    const stateJson = serializeState(state);
+    const key = checkSessionKey(userId, agentId, sessionId);
+    const expectedVersion = checkWriteOptions(options);
+    const stateJson = serializeAgentState(state);
     return this.write(
       key,
       async (current) => {
         if (!current) throw new SessionNotFoundError(key);
-        if (expected !== undefined && expected !== current.version)
-          throw new VersionConflictError(key, expected, current.version);
-        const summary: SessionSummary = {
-          ...key,
-          version: current.version + 1,
-          createdAt: current.createdAt,
-          updatedAt: new Date().toISOString(),
-          metadata: current.metadata,
-        };
-        return { summary, stateJson, state };
+        checkExpectedVersion(key, expectedVersion, current.version);
+        return { summary: nextSessionSummary(key, current), stateJson, state };
       },
       true,
     );
@@ -143,12 +119,9 @@ export class FileSessionStore implements SessionStore {
   async listSessions(
     userId: string,
     agentId: string,
-    options: { limit?: number; cursor?: string | null } = {},
+    options?: { limit?: number; cursor?: string | null },
   ): Promise<{ sessions: SessionSummary[]; cursor: string | null }> {
-    checkId('userId', userId);
-    checkId('agentId', agentId);
-    const limit = checkLimit(options.limit);
-    const after = options.cursor == null ? null : decodeCursor(options.cursor);
+    const { limit, cursor } = checkListOptions(userId, agentId, options);
     const dir = join(this.directory, fileSegment(userId), fileSegment(agentId));
     let names: string[];
     try {
@@ -174,19 +147,12 @@ export class FileSessionStore implements SessionStore {
           summaries.push(parseSummaryFile({ userId, agentId, sessionId }, text));
         }),
     );
-    summaries.sort(newestFirst);
-    const start = after ? summaries.findIndex((s) => newestFirst(s, after) > 0) : 0;
-    const page = start < 0 ? [] : summaries.slice(start, start + limit);
-    const last = page[page.length - 1];
-    return {
-      sessions: page,
-      cursor: start >= 0 && start + limit < summaries.length && last ? encodeCursor(last) : null,
-    };
+    return pageSessionSummaries(summaries, limit, cursor);
   }
 
   /** Deletes the session; `false` when it did not exist. */
   async deleteSession(userId: string, agentId: string, sessionId: string): Promise<boolean> {
-    const key = sessionKey(userId, agentId, sessionId);
+    const key = checkSessionKey(userId, agentId, sessionId);
     const file = this.file(key);
     try {
       return await withFileLock(`${file}.lock`, this.lock, async () => {
@@ -316,86 +282,4 @@ function sessionIdOf(name: string, text: string): string | null {
     // unreadable below
   }
   return segment; // reported as a StoreDataError (the ids in the file do not match)
-}
-
-function sessionKey(userId: string, agentId: string, sessionId: string): SessionKey {
-  checkId('userId', userId);
-  checkId('agentId', agentId);
-  checkId('sessionId', sessionId);
-  return { userId, agentId, sessionId };
-}
-
-function checkExpectedVersion(v: unknown): number | undefined {
-  if (v === undefined) return undefined;
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0)
-    throw new InvalidInputError(`expectedVersion must be an integer ≥ 0, got ${String(v)}.`);
-  return v;
-}
-
-function checkLimit(limit: unknown): number {
-  if (limit === undefined) return DEFAULT_LIST_LIMIT;
-  if (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit < 1)
-    throw new InvalidInputError(`limit must be a positive integer, got ${String(limit)}.`);
-  return limit;
-}
-
-function copyMetadata(metadata: unknown): JSONObject {
-  if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata))
-    throw new InvalidInputError('metadata must be a JSON object.');
-  try {
-    return JSON.parse(JSON.stringify(metadata)) as JSONObject;
-  } catch (cause) {
-    throw new InvalidInputError(`metadata is not JSON-serialisable: ${(cause as Error).message}`);
-  }
-}
-
-/** A cheap top-level check (the full check runs on load), then the one `JSON.stringify` of the save path. */
-function serializeState(state: unknown): string {
-  const s = state as Partial<AgentState> | null;
-  if (
-    typeof s !== 'object' ||
-    s === null ||
-    Array.isArray(s) ||
-    typeof s.schemaVersion !== 'number' ||
-    !SUPPORTED_AGENT_STATE_VERSIONS.includes(s.schemaVersion) ||
-    typeof s.sessionId !== 'string' ||
-    !Array.isArray(s.context)
-  )
-    throw new InvalidInputError(
-      'state must be an AgentState (an object with a supported schemaVersion, a sessionId and a context array).',
-    );
-  try {
-    return JSON.stringify(s);
-  } catch (cause) {
-    throw new InvalidInputError(`state is not JSON-serialisable: ${(cause as Error).message}`);
-  }
-}
-
-/** Newest `createdAt` first; equal times by session id, descending. */
-function newestFirst(
-  a: { createdAt: string; sessionId: string },
-  b: { createdAt: string; sessionId: string },
-): number {
-  if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt ? 1 : -1;
-  if (a.sessionId === b.sessionId) return 0;
-  return a.sessionId < b.sessionId ? 1 : -1;
-}
-
-function encodeCursor(s: SessionSummary): string {
-  return `f1.${Buffer.from(JSON.stringify([s.createdAt, s.sessionId])).toString('base64url')}`;
-}
-
-function decodeCursor(cursor: unknown): { createdAt: string; sessionId: string } {
-  if (typeof cursor === 'string' && cursor.startsWith('f1.')) {
-    try {
-      const value: unknown = JSON.parse(Buffer.from(cursor.slice(3), 'base64url').toString('utf8'));
-      if (Array.isArray(value) && typeof value[0] === 'string' && typeof value[1] === 'string')
-        return { createdAt: value[0], sessionId: value[1] };
-    } catch {
-      // reported below
-    }
-  }
-  throw new InvalidInputError(
-    `Invalid listSessions cursor ${JSON.stringify(cursor)}: pass the cursor of the previous page or null.`,
-  );
 }

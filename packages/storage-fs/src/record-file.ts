@@ -1,11 +1,10 @@
 import {
-  type AgentState,
-  type JSONObject,
   type SessionKey,
   type SessionRecord,
   type SessionSummary,
   StoreDataError,
-  parseAgentState,
+  parseStoredState,
+  parseStoredSummary,
 } from '@agentkit/core';
 
 const HEAD = '{"record":';
@@ -56,22 +55,8 @@ function checkSummary(key: SessionKey, head: unknown): SessionSummary {
   if (typeof h !== 'object' || h === null) return fail(key, 'its "record" is not an object.');
   if (h.userId !== key.userId || h.agentId !== key.agentId || h.sessionId !== key.sessionId)
     fail(key, `it belongs to another session (${JSON.stringify([h.userId, h.agentId, h.sessionId])}).`);
-  if (typeof h.version !== 'number' || !Number.isSafeInteger(h.version) || h.version < 1)
-    fail(key, `its version ${JSON.stringify(h.version ?? null)} is not a positive integer.`);
-  for (const field of ['createdAt', 'updatedAt'] as const)
-    if (typeof h[field] !== 'string' || Number.isNaN(Date.parse(h[field] as string)))
-      fail(key, `its ${field} ${JSON.stringify(h[field] ?? null)} is not a timestamp.`);
-  if (typeof h.metadata !== 'object' || h.metadata === null || Array.isArray(h.metadata))
-    fail(key, 'its metadata is not a JSON object.');
-  return {
-    userId: key.userId,
-    agentId: key.agentId,
-    sessionId: key.sessionId,
-    version: h.version as number,
-    createdAt: h.createdAt as string,
-    updatedAt: h.updatedAt as string,
-    metadata: h.metadata as JSONObject,
-  };
+  if (typeof h.version === 'string') fail(key, `its version ${JSON.stringify(h.version)} is not a number.`);
+  return parseStoredSummary(key, h);
 }
 
 /** Parses and validates the summary of a session file (the state is not parsed). */
@@ -83,11 +68,5 @@ export function parseSummaryFile(key: SessionKey, text: string): SessionSummary 
 export function parseRecordFile(key: SessionKey, text: string): SessionRecord {
   const parts = splitFile(key, text);
   const summary = checkSummary(key, parts.head);
-  let state: AgentState;
-  try {
-    state = parseAgentState(parts.stateText ?? parts.state);
-  } catch (cause) {
-    return fail(key, (cause as Error).message, cause);
-  }
-  return { ...summary, state };
+  return { ...summary, state: parseStoredState(key, parts.stateText ?? parts.state) };
 }

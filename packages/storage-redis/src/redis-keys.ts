@@ -1,6 +1,5 @@
-import { ConfigError, InvalidInputError, type SessionKey } from '@agentkit/core';
+import { ConfigError, type SessionKey } from '@agentkit/core';
 
-const LONE_SURROGATE = /\p{Cs}/u;
 const LEFT_UNESCAPED_BY_URI = /[!'()*~]/g;
 
 /**
@@ -18,14 +17,6 @@ export function escapeKeyPart(id: string): string {
 /** Reverses {@link escapeKeyPart}. */
 export function unescapeKeyPart(escaped: string): string {
   return decodeURIComponent(escaped);
-}
-
-/** Throws `InvalidInputError` unless `id` is a non-empty string of well-formed Unicode. */
-export function checkId(name: string, id: unknown): asserts id is string {
-  if (typeof id !== 'string' || id === '' || LONE_SURROGATE.test(id))
-    throw new InvalidInputError(
-      `${name} must be a non-empty string of well-formed Unicode, got ${JSON.stringify(id) ?? String(id)}.`,
-    );
 }
 
 /** Throws `ConfigError` unless the prefix keeps the hash tag of the keys intact. */

@@ -1,7 +1,6 @@
 import {
   type AgentState,
   ConfigError,
-  InvalidInputError,
   type JSONObject,
   type SessionKey,
   SessionNotFoundError,
@@ -10,19 +9,24 @@ import {
   type SessionSummary,
   StoreConnectionError,
   StoreDataError,
-  SUPPORTED_AGENT_STATE_VERSIONS,
   VersionConflictError,
   type WriteOptions,
+  checkListOptions,
+  checkSessionKey,
+  checkUpsertData,
+  checkWriteOptions,
   createAgentState,
-  parseAgentState,
+  invalidCursor,
+  parseStoredState,
+  parseStoredSummary,
+  serializeAgentState,
 } from '@agentkit/core';
 import { type Cluster, Redis, type RedisOptions } from 'ioredis';
 import { DELETE, LIST, LOAD_AND_TOUCH, type LuaScript, SAVE } from './lua-scripts';
 import { toStoreError } from './redis-errors';
-import { RedisKeys, checkId, unescapeKeyPart } from './redis-keys';
+import { RedisKeys, unescapeKeyPart } from './redis-keys';
 import type { RedisStorageOptions } from './redis-storage-options';
 
-const DEFAULT_LIST_LIMIT = 50;
 const MAX_LIST_LIMIT = 1000;
 const CURSOR = /^r1\.(\d{16}:[A-Za-z0-9_.%-]+)$/;
 
@@ -80,7 +84,7 @@ export class RedisStorage implements SessionStore, AsyncDisposable {
 
   /** The session, or `null` when it does not exist. Throws `StoreDataError` for a corrupt record. */
   async getSession(userId: string, agentId: string, sessionId: string): Promise<SessionRecord | null> {
-    const key = sessionKey(userId, agentId, sessionId);
+    const key = checkSessionKey(userId, agentId, sessionId);
     const recordKey = this.keys.record(key);
     let fields: Fields;
     try {
@@ -108,21 +112,12 @@ export class RedisStorage implements SessionStore, AsyncDisposable {
     userId: string,
     agentId: string,
     sessionId: string,
-    data: { state?: AgentState; metadata?: JSONObject } & WriteOptions = {},
+    data?: { state?: AgentState; metadata?: JSONObject } & WriteOptions,
   ): Promise<SessionRecord> {
-    const key = sessionKey(userId, agentId, sessionId);
-    const stateJson = data.state === undefined ? '' : serializeState(data.state);
-    const metaJson = data.metadata === undefined ? '' : serializeMetadata(data.metadata);
+    const key = checkSessionKey(userId, agentId, sessionId);
+    const { stateJson = '', metadataJson = '', expectedVersion } = checkUpsertData(data);
     const fresh = stateJson === '' ? JSON.stringify(createAgentState({ sessionId })) : '';
-    return this.save(
-      'upsertSession',
-      key,
-      checkExpectedVersion(data.expectedVersion),
-      stateJson,
-      metaJson,
-      fresh,
-      data.state,
-    );
+    return this.save('upsertSession', key, expectedVersion, stateJson, metadataJson, fresh, data?.state);
   }
 
   /** Saves the state after a reply. Throws `SessionNotFoundError` when the session does not exist. */
@@ -131,37 +126,24 @@ export class RedisStorage implements SessionStore, AsyncDisposable {
     agentId: string,
     sessionId: string,
     state: AgentState,
-    options: WriteOptions = {},
+    options?: WriteOptions,
   ): Promise<SessionRecord> {
-    const key = sessionKey(userId, agentId, sessionId);
-    const stateJson = serializeState(state);
-    return this.save(
-      'updateSessionState',
-      key,
-      checkExpectedVersion(options.expectedVersion),
-      stateJson,
-      '',
-      '',
-      state,
-    );
+    const key = checkSessionKey(userId, agentId, sessionId);
+    const expectedVersion = checkWriteOptions(options);
+    return this.save('updateSessionState', key, expectedVersion, serializeAgentState(state), '', '', state);
   }
 
   /** The sessions of a user with an agent, newest first, a page at a time (pass back `cursor`; `null` at the end). */
   async listSessions(
     userId: string,
     agentId: string,
-    options: { limit?: number; cursor?: string | null } = {},
+    options?: { limit?: number; cursor?: string | null },
   ): Promise<{ sessions: SessionSummary[]; cursor: string | null }> {
-    checkId('userId', userId);
-    checkId('agentId', agentId);
-    const limit = checkLimit(options.limit);
+    const { limit, cursor } = checkListOptions(userId, agentId, options, MAX_LIST_LIMIT);
     let bound = '+';
-    if (options.cursor != null) {
-      const match = typeof options.cursor === 'string' ? CURSOR.exec(options.cursor) : null;
-      if (!match)
-        throw new InvalidInputError(
-          `Invalid listSessions cursor ${JSON.stringify(options.cursor)}: pass the cursor of the previous page or null.`,
-        );
+    if (cursor !== null) {
+      const match = CURSOR.exec(cursor);
+      if (!match) throw invalidCursor(cursor);
       bound = `(${match[1]}`;
     }
     let flat: string[];
@@ -187,7 +169,7 @@ export class RedisStorage implements SessionStore, AsyncDisposable {
 
   /** Deletes the session; `false` when it did not exist. */
   async deleteSession(userId: string, agentId: string, sessionId: string): Promise<boolean> {
-    const key = sessionKey(userId, agentId, sessionId);
+    const key = checkSessionKey(userId, agentId, sessionId);
     try {
       await this.ready();
       return (await this.run(DELETE, [this.keys.record(key), this.keys.index(userId, agentId)], [])) === 1;
@@ -302,94 +284,18 @@ export class RedisStorage implements SessionStore, AsyncDisposable {
   }
 }
 
-function sessionKey(userId: string, agentId: string, sessionId: string): SessionKey {
-  checkId('userId', userId);
-  checkId('agentId', agentId);
-  checkId('sessionId', sessionId);
-  return { userId, agentId, sessionId };
-}
-
-function checkExpectedVersion(v: unknown): number | undefined {
-  if (v === undefined) return undefined;
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0)
-    throw new InvalidInputError(`expectedVersion must be an integer ≥ 0, got ${String(v)}.`);
-  return v;
-}
-
-function checkLimit(limit: unknown): number {
-  if (limit === undefined) return DEFAULT_LIST_LIMIT;
-  if (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit < 1)
-    throw new InvalidInputError(`limit must be a positive integer, got ${String(limit)}.`);
-  return Math.min(limit, MAX_LIST_LIMIT);
-}
-
-function serializeMetadata(metadata: unknown): string {
-  if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata))
-    throw new InvalidInputError('metadata must be a JSON object.');
-  try {
-    return JSON.stringify(metadata);
-  } catch (cause) {
-    throw new InvalidInputError(`metadata is not JSON-serialisable: ${(cause as Error).message}`);
-  }
-}
-
-/** A cheap top-level check (the full check runs on load), then the one `JSON.stringify` of the save path. */
-function serializeState(state: unknown): string {
-  const s = state as Partial<AgentState> | null;
-  if (
-    typeof s !== 'object' ||
-    s === null ||
-    Array.isArray(s) ||
-    typeof s.schemaVersion !== 'number' ||
-    !SUPPORTED_AGENT_STATE_VERSIONS.includes(s.schemaVersion) ||
-    typeof s.sessionId !== 'string' ||
-    !Array.isArray(s.context)
-  )
-    throw new InvalidInputError(
-      'state must be an AgentState (an object with a supported schemaVersion, a sessionId and a context array).',
-    );
-  try {
-    return JSON.stringify(s);
-  } catch (cause) {
-    throw new InvalidInputError(`state is not JSON-serialisable: ${(cause as Error).message}`);
-  }
-}
-
 function parseSummary(key: SessionKey, f: Fields): SessionSummary {
-  const version = Number(f.v);
-  if (!Number.isSafeInteger(version) || version < 1)
-    throw new StoreDataError(key, `its version ${JSON.stringify(f.v ?? null)} is not a positive integer.`);
-  for (const [field, name] of [
-    ['c', 'createdAt'],
-    ['u', 'updatedAt'],
-  ] as const)
-    if (!f[field] || Number.isNaN(Date.parse(f[field] as string)))
-      throw new StoreDataError(key, `its ${name} ${JSON.stringify(f[field] ?? null)} is not a timestamp.`);
   let metadata: unknown;
   try {
     metadata = JSON.parse(f.m ?? '');
   } catch (cause) {
     throw new StoreDataError(key, 'its metadata is not valid JSON.', { cause });
   }
-  if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata))
-    throw new StoreDataError(key, 'its metadata is not a JSON object.');
-  return {
-    ...key,
-    version,
-    createdAt: f.c as string,
-    updatedAt: f.u as string,
-    metadata: metadata as JSONObject,
-  };
+  return parseStoredSummary(key, { version: f.v, createdAt: f.c, updatedAt: f.u, metadata });
 }
 
 /** Validates a stored record; `state`, when given, is the state just written (not parsed again). */
 function parseRecord(key: SessionKey, f: Fields, state?: AgentState): SessionRecord {
   const summary = parseSummary(key, f);
-  if (state) return { ...summary, state };
-  if (f.s === undefined) throw new StoreDataError(key, 'it has no state.');
-  try {
-    return { ...summary, state: parseAgentState(f.s) };
-  } catch (cause) {
-    throw new StoreDataError(key, (cause as Error).message, { cause });
-  }
+  return { ...summary, state: state ?? parseStoredState(key, f.s) };
 }

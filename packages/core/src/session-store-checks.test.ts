@@ -1,0 +1,130 @@
+import { describe, expect, it } from 'vitest';
+import { InvalidInputError } from './errors/input-errors';
+import { StoreDataError, VersionConflictError } from './errors/store-errors';
+import {
+  checkExpectedVersion,
+  checkListOptions,
+  checkSessionKey,
+  checkUpsertData,
+  checkWriteOptions,
+  parseStoredState,
+  parseStoredSummary,
+  serializeAgentState,
+} from './session-store-checks';
+import { createAgentState } from './state';
+
+const key = { userId: 'u', agentId: 'a', sessionId: 's' };
+const t = '2026-11-30T10:00:00.000Z';
+
+describe('session store input checks', () => {
+  it('checkSessionKey returns the key of well-formed ids and names the bad one', () => {
+    expect(checkSessionKey('u', 'a', 's')).toEqual(key);
+    expect(() => checkSessionKey('u', '', 's')).toThrow(/agentId must be a non-empty string/);
+    expect(() => checkSessionKey('u', 'a', 'x\uD800')).toThrow(InvalidInputError);
+    expect(() => checkSessionKey(undefined, 'a', 's')).toThrow(/userId .* got undefined/);
+  });
+
+  it('checkListOptions defaults and caps the limit and normalises the cursor', () => {
+    expect(checkListOptions('u', 'a', undefined)).toEqual({ limit: 50, cursor: null });
+    expect(checkListOptions('u', 'a', { limit: 5000, cursor: 'c' }, 1000)).toEqual({
+      limit: 1000,
+      cursor: 'c',
+    });
+    expect(checkListOptions('u', 'a', { limit: 3, cursor: null })).toEqual({ limit: 3, cursor: null });
+    for (const bad of [null, 'x', [], { limit: 0 }, { limit: '5' }, { cursor: 7 }])
+      expect(() => checkListOptions('u', 'a', bad), JSON.stringify(bad)).toThrow(InvalidInputError);
+    expect(() => checkListOptions('u', 42, {})).toThrow(/agentId/);
+  });
+
+  it('checkWriteOptions accepts integers ≥ 0 only, and a missing or empty options object', () => {
+    expect(checkWriteOptions(undefined)).toBeUndefined();
+    expect(checkWriteOptions({})).toBeUndefined();
+    expect(checkWriteOptions({ expectedVersion: 0 })).toBe(0);
+    for (const bad of [null, 3, { expectedVersion: -1 }, { expectedVersion: 1.5 }, { expectedVersion: '2' }])
+      expect(() => checkWriteOptions(bad), JSON.stringify(bad)).toThrow(InvalidInputError);
+  });
+
+  it('checkUpsertData serialises what is given and leaves out what is not', () => {
+    const state = createAgentState({ sessionId: 's' });
+    expect(checkUpsertData(undefined)).toEqual({
+      stateJson: undefined,
+      metadataJson: undefined,
+      expectedVersion: undefined,
+    });
+    expect(checkUpsertData({ state, metadata: { a: 1 }, expectedVersion: 2 })).toEqual({
+      stateJson: JSON.stringify(state),
+      metadataJson: '{"a":1}',
+      expectedVersion: 2,
+    });
+    expect(() => checkUpsertData(null)).toThrow(/upsertSession data must be an object/);
+    expect(() => checkUpsertData({ metadata: 'x' })).toThrow(/metadata must be a JSON object/);
+    expect(() => checkUpsertData({ metadata: { n: 1n } })).toThrow(/metadata is not JSON-serialisable/);
+  });
+
+  it('serializeAgentState rejects what is not an agent state, or not JSON', () => {
+    expect(() => serializeAgentState({ schemaVersion: 1, sessionId: 's' })).toThrow(
+      /state must be an AgentState/,
+    );
+    const cyclic = createAgentState() as ReturnType<typeof createAgentState> & { self?: unknown };
+    cyclic.self = cyclic;
+    expect(() => serializeAgentState(cyclic)).toThrow(/state is not JSON-serialisable/);
+  });
+
+  it('checkExpectedVersion throws VersionConflictError with the stored version', () => {
+    expect(() => checkExpectedVersion(key, undefined, 4)).not.toThrow();
+    expect(() => checkExpectedVersion(key, 0, null)).not.toThrow();
+    expect(() => checkExpectedVersion(key, 4, 4)).not.toThrow();
+    const error = (() => {
+      try {
+        checkExpectedVersion(key, 1, null);
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(error).toBeInstanceOf(VersionConflictError);
+    expect(error).toMatchObject({ expectedVersion: 1, actualVersion: null, session: key });
+    expect(() => checkExpectedVersion(key, 0, 1)).toThrow(VersionConflictError);
+  });
+});
+
+describe('session store data checks', () => {
+  it('parseStoredSummary accepts a number or decimal text as the version', () => {
+    const fields = { version: 3, createdAt: t, updatedAt: t, metadata: { a: 1 } };
+    const summary = { ...key, version: 3, createdAt: t, updatedAt: t, metadata: { a: 1 } };
+    expect(parseStoredSummary(key, fields)).toEqual(summary);
+    expect(parseStoredSummary(key, { ...fields, version: '3' })).toEqual(summary);
+  });
+
+  it('parseStoredSummary names the session and the bad field in a StoreDataError', () => {
+    const good = { version: 1, createdAt: t, updatedAt: t, metadata: {} };
+    const cases: Array<[object, RegExp]> = [
+      [{ ...good, version: '03' }, /version "03" is not a positive integer/],
+      [{ ...good, version: 0 }, /version 0/],
+      [{ ...good, version: undefined }, /version null/],
+      [{ ...good, version: '99999999999999999' }, /version/],
+      [{ ...good, createdAt: 'yesterday' }, /createdAt "yesterday" is not a timestamp/],
+      [{ ...good, updatedAt: 5 }, /updatedAt 5 is not a timestamp/],
+      [{ ...good, metadata: [] }, /metadata is not a JSON object/],
+    ];
+    for (const [fields, reason] of cases) {
+      let error: unknown;
+      try {
+        parseStoredSummary(key, fields);
+      } catch (e) {
+        error = e;
+      }
+      expect(error, reason.source).toBeInstanceOf(StoreDataError);
+      expect((error as StoreDataError).session).toEqual(key);
+      expect((error as Error).message).toMatch(reason);
+    }
+  });
+
+  it('parseStoredState loads text or values and reports bad ones as StoreDataError', () => {
+    const state = createAgentState({ sessionId: 's' });
+    expect(parseStoredState(key, JSON.stringify(state))).toEqual(state);
+    expect(parseStoredState(key, state)).toEqual(state);
+    expect(() => parseStoredState(key, undefined)).toThrow(/it has no state/);
+    expect(() => parseStoredState(key, '{oops')).toThrow(StoreDataError);
+    expect(() => parseStoredState(key, { ...state, schemaVersion: 99 })).toThrow(StoreDataError);
+  });
+});
