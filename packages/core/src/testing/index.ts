@@ -8,6 +8,7 @@ export {
   type ScriptedModelOptions,
   type ScriptedResponse,
 } from './scripted-model';
+export { pausedStateFixture, type PausedStateFixtureOptions } from './paused-state-fixture';
 export {
   sessionStoreConformanceCases,
   type ConformanceCase,

@@ -3,6 +3,7 @@ import { AgentkitError } from '../errors/agentkit-error';
 import { SessionNotFoundError, VersionConflictError } from '../errors/store-errors';
 import type { SessionRecord, SessionStore } from '../session-store';
 import { AGENT_STATE_SCHEMA_VERSION, type AgentState } from '../state';
+import { pausedStateFixture } from './paused-state-fixture';
 
 /**
  * Opens a fresh, empty store for one conformance case. `cleanup` (optional) runs after the case, pass or
@@ -44,107 +45,9 @@ export function sessionStoreConformanceCases(factory: StoreFactory): Conformance
 const U = 'user-1';
 const A = 'agent-1';
 
-/** A realistic state: a finished reply, then a reply paused on a tool call that asks for confirmation. */
-function pausedAgentState(sessionId: string, note = 'hello'): AgentState {
-  const t = '2026-11-30T10:00:00.000Z';
-  return {
-    schemaVersion: AGENT_STATE_SCHEMA_VERSION,
-    sessionId,
-    summary: [{ type: 'text', id: 'sum-1', text: `Earlier: the user asked about 杭州 weather (${note}).` }],
-    context: [
-      {
-        id: 'm1',
-        name: 'user',
-        role: 'user',
-        content: [{ type: 'text', id: 'b1', text: `Delete the temp files, please — ${note} ✓ 👩‍💻` }],
-        metadata: {},
-        createdAt: t,
-        usage: null,
-        finishedAt: null,
-        finishedReason: null,
-        structuredOutput: null,
-        error: null,
-      },
-      {
-        id: 'reply-1',
-        name: 'Friday',
-        role: 'assistant',
-        content: [
-          {
-            type: 'hint',
-            id: 'h1',
-            hint: '<system-reminder>Current time: 2026-11-30 10:00 UTC</system-reminder>',
-            source: 'injection',
-            createdAt: t,
-          },
-          {
-            type: 'thinking',
-            id: 'th1',
-            thinking: 'List first, then delete.',
-            providerData: { signature: 'c2ln' },
-          },
-          {
-            type: 'tool_call',
-            id: 'call_1',
-            name: 'Bash',
-            input: '{"command":"ls /tmp"}',
-            state: 'finished',
-          },
-          {
-            type: 'tool_result',
-            id: 'call_1',
-            name: 'Bash',
-            output: [{ type: 'text', id: 'o1', text: 'a.tmp\nb.tmp\n' }],
-            state: 'success',
-            metadata: { exitCode: 0 },
-          },
-          { type: 'text', id: 't1', text: 'I will delete two files.' },
-          {
-            type: 'tool_call',
-            id: 'call_2',
-            name: 'Bash',
-            input: '{"command":"rm /tmp/a.tmp /tmp/b.tmp"}',
-            state: 'asking',
-            suggestedRules: [{ toolName: 'Bash', ruleContent: 'rm:*', behavior: 'allow' }],
-          },
-        ],
-        metadata: { model: 'scripted' },
-        createdAt: t,
-        usage: {
-          inputTokens: 120,
-          outputTokens: 48,
-          cacheInputTokens: 0,
-          cacheCreationInputTokens: 0,
-          reasoningTokens: 7,
-        },
-        finishedAt: null,
-        finishedReason: null,
-        structuredOutput: null,
-        error: null,
-      },
-    ],
-    reply: {
-      id: 'reply-1',
-      iteration: 1,
-      data: {
-        'structured-output': { schema: { type: 'object', properties: { done: { type: 'boolean' } } } },
-      },
-      finish: null,
-    },
-    permissions: {
-      allow: [{ toolName: 'Read', ruleContent: null, behavior: 'allow' }],
-      deny: [{ toolName: 'Bash', ruleContent: 'sudo:*', behavior: 'deny' }],
-      ask: [],
-    },
-    plugins: {
-      tasks: {
-        tasks: [{ id: '1', subject: 'Clean /tmp', state: 'in_progress', blockedBy: [], owner: null }],
-      },
-      empty: null,
-      nested: { a: [1, 2.5, -3e-7, true, false, null, ''], unicode: 'é e\u0301 \u2028 \\ "quoted"' },
-    },
-  };
-}
+/** The realistic paused state of {@link pausedStateFixture}, shortened for the many cases below. */
+const pausedAgentState = (sessionId: string, note?: string): AgentState =>
+  pausedStateFixture({ sessionId, ...(note === undefined ? {} : { note }) });
 
 function isoTimestamp(value: string, what: string): void {
   assert.equal(typeof value, 'string', `${what} is a string`);
