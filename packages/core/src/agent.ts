@@ -11,7 +11,7 @@ import { createMsg } from './msg';
 import { toolJsonSchema } from './tool-input';
 import type { Msg } from './msg';
 import type { Logger, Plugin, PluginOption, ReplyOptions, SetupContext } from './plugin';
-import { type AgentCore, type AgentInput, normalizeInput, ReplyRun } from './reply-loop';
+import { type AgentCore, type AgentInput, driveRun, normalizeInput, ReplyRun } from './reply-loop';
 import { isStandardSchema } from './standard-schema';
 import { type AgentState, createAgentState, parseAgentState } from './state';
 import { TokenCounter } from './token-count';
@@ -208,7 +208,7 @@ export class Agent {
    * (new input while paused, a resume that matches nothing) throws a typed error before anything runs.
    */
   async reply<S = unknown>(input?: AgentInput, options: ReplyOptions<S> = {}): Promise<Msg<S>> {
-    const gen = this.start(input, options);
+    const gen = this.run(input, options, false);
     let r = await gen.next();
     while (!r.done) r = await gen.next();
     if (r.value) return r.value as Msg<S>;
@@ -219,21 +219,32 @@ export class Agent {
 
   /**
    * Runs a reply and yields its events; with `yieldFinalMsg`, the final (or paused) message comes last.
-   * A paused reply's stream ends without `REPLY_END`.
+   * A paused reply's stream ends without `REPLY_END`. Breaking out of the loop stops the reply.
    */
-  async *replyStream<S = unknown>(
+  replyStream<S = unknown>(
     input?: AgentInput,
     options: ReplyStreamOptions<S> = {},
   ): AsyncGenerator<AgentEvent | Msg<S>, void> {
-    const gen = this.start(input, options);
-    for (;;) {
-      const r = await gen.next();
-      if (r.done) {
-        if (options.yieldFinalMsg && r.value) yield r.value as Msg<S>;
-        return;
-      }
-      yield r.value;
-    }
+    return this.run(input, options, options.yieldFinalMsg === true) as unknown as AsyncGenerator<
+      AgentEvent | Msg<S>,
+      void
+    >;
+  }
+
+  private run(input: AgentInput, options: ReplyOptions, yieldFinalMsg: boolean) {
+    return driveRun(() => new ReplyRun(this.core, input, options).run(), {
+      yieldFinalMsg,
+      onStart: () => {
+        if (this.running)
+          throw new StateError(
+            'This agent is already running a reply; wait for it to end (one reply at a time per agent).',
+          );
+        this.running = true;
+      },
+      onEnd: () => {
+        this.running = false;
+      },
+    });
   }
 
   /** Adds messages to the context without replying (e.g. another agent's output). */
@@ -241,19 +252,6 @@ export class Agent {
     const normalized = normalizeInput(msgs as AgentInput);
     if ('event' in normalized) throw new ConfigError('observe() takes messages, not events.');
     this.core.state.context.push(...normalized.messages);
-  }
-
-  private async *start(input: AgentInput, options: ReplyOptions): AsyncGenerator<AgentEvent, Msg | null> {
-    if (this.running)
-      throw new StateError(
-        'This agent is already running a reply; wait for it to end (one reply at a time per agent).',
-      );
-    this.running = true;
-    try {
-      return yield* new ReplyRun(this.core, input, options).run();
-    } finally {
-      this.running = false;
-    }
   }
 }
 

@@ -7,7 +7,11 @@ import { addUsage, emptyUsage } from './usage';
 export type ReplayWarning = (message: string, event: AgentEvent | InputEvent) => void;
 
 function findCall(msg: Msg, id: string): ToolCallBlock | undefined {
-  for (const b of msg.content) if (b.type === 'tool_call' && b.id === id) return b;
+  // From the end: the call an event refers to is almost always among the newest blocks.
+  for (let i = msg.content.length - 1; i >= 0; i--) {
+    const b = msg.content[i]!;
+    if (b.type === 'tool_call' && b.id === id) return b;
+  }
   return undefined;
 }
 function findResult(msg: Msg, id: string): ToolResultBlock | undefined {

@@ -10,7 +10,8 @@ import type {
 import type { Capabilities } from './capabilities';
 import { classifyError, type ErrorInfo } from './error-info';
 import { InvalidInputError, ReplyPausedError, ResumeMismatchError } from './errors/input-errors';
-import { ModelError } from './errors/model-error';
+import { AgentkitError } from './errors/agentkit-error';
+import type { ModelError } from './errors/model-error';
 import { PluginHookError } from './errors/plugin-hook-error';
 import type { AgentEvent, ExternalExecutionResultEvent, InputEvent, UserConfirmResultEvent } from './events';
 import { isInputEvent } from './events';
@@ -32,12 +33,12 @@ import type {
   ReplyOptions,
   ToolDecision,
 } from './plugin';
+import { ModelStream } from './model-stream';
 import { applyEvent } from './replay-events';
 import type { AgentState } from './state';
 import type { TokenCounter } from './token-count';
 import type { Tool, ToolChunk, ToolContext, ToolResult } from './tool';
 import { parseToolInput, toolJsonSchema } from './tool-input';
-import { emptyUsage, type Usage } from './usage';
 
 /** What `reply` accepts: messages, a string (a user message), an input event, or nothing (continue). */
 export type AgentInput = Msg | readonly Msg[] | string | InputEvent | null | undefined;
@@ -68,7 +69,17 @@ const deniedText = (name: string) =>
 
 type CallOutcome = 'done' | 'paused' | 'interrupted';
 
-const now = () => new Date().toISOString();
+// Timestamps are minted per lifecycle event, not per delta; formatting is cached per millisecond.
+let lastMs = 0;
+let lastIso = '';
+const now = () => {
+  const ms = Date.now();
+  if (ms !== lastMs) {
+    lastMs = ms;
+    lastIso = new Date(ms).toISOString();
+  }
+  return lastIso;
+};
 const isAbort = (e: unknown, signal: AbortSignal) =>
   signal.aborted ||
   (e instanceof Error && (e.name === 'AbortError' || (e as { code?: unknown }).code === 'ABORT_ERR'));
@@ -185,7 +196,7 @@ export class ReplyRun {
     return event;
   }
 
-  async *run(): AsyncGenerator<AgentEvent, Msg | null> {
+  async *run(): AsyncGenerator<AgentEvent, Msg | null, PumpOutcome | undefined> {
     const normalized = normalizeInput(this.input);
     let replyInput: ReplyInput;
     if ('event' in normalized) {
@@ -233,7 +244,7 @@ export class ReplyRun {
           this.tools.set(tool.name, tool);
           this.toolOwners.set(tool.name, plugin);
         }
-        yield* this.flush();
+        if (this.pending.length) yield* this.flush();
       }
       if (replyInput.kind === 'resume') {
         const outcome = yield* this.resume(
@@ -248,7 +259,7 @@ export class ReplyRun {
     }
   }
 
-  private async *loop(): AsyncGenerator<AgentEvent, Msg> {
+  private async *loop(): AsyncGenerator<AgentEvent, Msg, PumpOutcome | undefined> {
     const reply = this.state.reply!;
     // A safety net against a loop that makes no progress (a state no path resolves): never spin forever.
     const passLimit = 4 * this.core.maxIters + 20;
@@ -259,23 +270,25 @@ export class ReplyRun {
           type: 'internal',
           message: `The reply made no progress after ${pass} steps; it was stopped.`,
         });
-      const awaiting = awaitingCalls(this.msg);
-      const executable = this.msg.content.filter(
-        (b): b is ToolCallBlock =>
-          b.type === 'tool_call' &&
-          ((b.state === 'allowed' && !resultOf(this.msg, b.id)) ||
-            (b.state === 'pending' && awaiting.length === 0)),
+      const open = this.openCalls();
+      const awaiting = open.filter((c) => c.state === 'asking' || c.state === 'submitted');
+      const executable = open.filter(
+        (c) =>
+          (c.state === 'allowed' && !resultOf(this.msg, c.id)) ||
+          (c.state === 'pending' && awaiting.length === 0),
       );
       if (executable.length) {
         const outcome = yield* this.act(executable);
         if (outcome === 'interrupted') return yield* this.end('interrupted');
-        if (unfinishedCalls(this.msg).length === 0) reply.iteration++;
+        if (this.openCalls().length === 0) reply.iteration++;
         continue;
       }
       if (awaiting.length) return yield* this.pause(awaiting);
       if (reply.finish) return yield* this.end('completed');
       if (this.finalCandidate || reply.iteration >= this.core.maxIters) {
-        const reason = this.finalCandidate ? 'completed' : 'exceed_max_iters';
+        // A final answer after the limit (a plugin kept the reply going) still ends exceed_max_iters.
+        const reason =
+          this.finalCandidate && reply.iteration <= this.core.maxIters ? 'completed' : 'exceed_max_iters';
         const decision = yield* this.beforeFinish(reason);
         if (!decision) return yield* this.end(reason);
         this.finalCandidate = false;
@@ -284,8 +297,25 @@ export class ReplyRun {
       }
       const outcome = yield* this.reason();
       if (outcome === 'interrupted') return yield* this.end('interrupted');
-      if (unfinishedCalls(this.msg).length === 0) reply.iteration++;
+      if (this.openCalls().length === 0) reply.iteration++;
     }
+  }
+
+  private scan = { msg: undefined as Msg | undefined, from: 0 };
+  /**
+   * Tool calls of the reply that are not finished. Scans only past the prefix already known to be
+   * finished (a finished call never reopens), so a long reply does not rescan its history each step.
+   */
+  private openCalls(): ToolCallBlock[] {
+    const content = this.msg.content;
+    if (this.scan.msg !== this.msg) this.scan = { msg: this.msg, from: 0 };
+    const open: ToolCallBlock[] = [];
+    for (let i = this.scan.from; i < content.length; i++) {
+      const b = content[i]!;
+      if (b.type === 'tool_call' && b.state !== 'finished') open.push(b);
+      else if (open.length === 0) this.scan.from = i + 1;
+    }
+    return open;
   }
 
   // ── reasoning ────────────────────────────────────────────────────────────────────────────────
@@ -318,11 +348,11 @@ export class ReplyRun {
     return this.toolSchemas;
   }
 
-  private async *reason(): AsyncGenerator<AgentEvent, 'done' | 'interrupted'> {
+  private async *reason(): AsyncGenerator<AgentEvent, 'done' | 'interrupted', PumpOutcome | undefined> {
     if (this.nextHint !== undefined) {
       this.addHint(this.nextHint, 'agentkit', true);
       this.nextHint = undefined;
-      yield* this.flush();
+      if (this.pending.length) yield* this.flush();
     }
     let request: InferenceRequest = {
       systemPrompt: this.core.systemPrompt,
@@ -341,12 +371,14 @@ export class ReplyRun {
       // A hook that replaced the context (compression) without supplying messages gets them rebuilt.
       if (this.revision !== before && request.messages === given.messages)
         request = { ...request, messages: this.buildMessages() };
-      yield* this.flush();
+      if (this.pending.length) yield* this.flush();
     }
     return yield* this.callModel({ ...request, signal: this.signal });
   }
 
-  private async *callModel(request: ModelRequest): AsyncGenerator<AgentEvent, 'done' | 'interrupted'> {
+  private async *callModel(
+    request: ModelRequest,
+  ): AsyncGenerator<AgentEvent, 'done' | 'interrupted', PumpOutcome | undefined> {
     const replyId = this.msg.id;
     yield this.apply({
       type: 'MODEL_CALL_START',
@@ -354,218 +386,78 @@ export class ReplyRun {
       modelName: this.core.model.name,
       createdAt: now(),
     });
-    let usage: Usage = emptyUsage();
-    let text: TextBlock | undefined;
-    let thinking: { id: string } | undefined;
-    let data: { id: string } | undefined;
-    const openCalls = new Map<string, ToolCallBlock>();
-    let sawToolCall = false;
-    let sawText = false;
-    const closeAll = function* (this: ReplyRun): Generator<AgentEvent> {
-      if (text)
-        yield this.apply({
-          type: 'TEXT_BLOCK_END',
-          replyId,
-          blockId: text.id,
-          ...(text.providerData ? { providerData: text.providerData } : {}),
-        });
-      if (thinking) yield this.closeThinking(thinking.id);
-      for (const call of openCalls.values()) yield this.closeCall(call);
-      if (data) yield this.apply({ type: 'DATA_BLOCK_END', replyId, blockId: data.id });
-      text = thinking = data = undefined;
-      openCalls.clear();
-    }.bind(this);
-
+    const stream = new ModelStream(this.msg, (e) => this.apply(e));
     let interrupted = false;
     try {
-      for await (const chunk of this.streamWithRetry(request)) {
-        switch (chunk.type) {
-          case 'text': {
-            if (chunk.newBlock && text) {
-              yield this.apply({
-                type: 'TEXT_BLOCK_END',
-                replyId,
-                blockId: text.id,
-                ...(text.providerData ? { providerData: text.providerData } : {}),
-              });
-              text = undefined;
-            }
-            if (thinking) {
-              yield this.closeThinking(thinking.id);
-              thinking = undefined;
-            }
-            if (!text) {
-              text = { type: 'text', id: newId(), text: '' };
-              yield this.apply({ type: 'TEXT_BLOCK_START', replyId, blockId: text.id });
-              text = this.msg.content[this.msg.content.length - 1] as TextBlock;
-            }
-            if (chunk.providerData) text.providerData = { ...text.providerData, ...chunk.providerData };
-            sawText = true;
-            if (chunk.delta)
-              yield this.apply({ type: 'TEXT_BLOCK_DELTA', replyId, blockId: text.id, delta: chunk.delta });
-            break;
-          }
-          case 'thinking': {
-            if (text) {
-              yield this.apply({
-                type: 'TEXT_BLOCK_END',
-                replyId,
-                blockId: text.id,
-                ...(text.providerData ? { providerData: text.providerData } : {}),
-              });
-              text = undefined;
-            }
-            if (chunk.newBlock && thinking) {
-              yield this.closeThinking(thinking.id);
-              thinking = undefined;
-            }
-            if (!thinking) {
-              thinking = { id: newId() };
-              yield this.apply({ type: 'THINKING_BLOCK_START', replyId, blockId: thinking.id });
-            }
-            if (chunk.providerData)
-              this.thinkingData.set(thinking.id, {
-                ...this.thinkingData.get(thinking.id),
-                ...chunk.providerData,
-              });
-            if (chunk.delta)
-              yield this.apply({
-                type: 'THINKING_BLOCK_DELTA',
-                replyId,
-                blockId: thinking.id,
-                delta: chunk.delta,
-              });
-            break;
-          }
-          case 'tool_call': {
-            let call = openCalls.get(chunk.id);
-            if (!call) {
-              sawToolCall = true;
-              // Call ids must be unique within the reply; a model that reuses one gets a suffixed id.
-              let id = chunk.id;
-              for (let n = 2; this.msg.content.some((b) => b.type === 'tool_call' && b.id === id); n++)
-                id = `${chunk.id}~${n}`;
-              yield this.apply({
-                type: 'TOOL_CALL_START',
-                replyId,
-                toolCallId: id,
-                toolCallName: chunk.name ?? '',
-              });
-              call = this.msg.content[this.msg.content.length - 1] as ToolCallBlock;
-              openCalls.set(chunk.id, call);
-            }
-            if (chunk.providerData) call.providerData = { ...call.providerData, ...chunk.providerData };
-            if (chunk.delta)
-              yield this.apply({ type: 'TOOL_CALL_DELTA', replyId, toolCallId: call.id, delta: chunk.delta });
-            break;
-          }
-          case 'data': {
-            if (chunk.newBlock && data) {
-              yield this.apply({ type: 'DATA_BLOCK_END', replyId, blockId: data.id });
-              data = undefined;
-            }
-            if (!data) {
-              data = { id: newId() };
-              yield this.apply({
-                type: 'DATA_BLOCK_START',
-                replyId,
-                blockId: data.id,
-                mediaType: chunk.mediaType,
-              });
-            }
-            yield this.apply({
-              type: 'DATA_BLOCK_DELTA',
-              replyId,
-              blockId: data.id,
-              data: chunk.data,
-              mediaType: chunk.mediaType,
-            });
-            break;
-          }
-          case 'usage':
-            usage = chunk.usage;
-            break;
-        }
+      const opened = await this.openStream(request);
+      if (!opened.first.done) {
+        stream.handle(opened.first.value);
+        if (stream.out.length) yield* drain(stream.out);
+        // The driver pulls the rest straight from the model's iterator: one hop per chunk, not one per
+        // generator layer between here and the consumer.
+        const outcome = yield { [PUMP]: true, iterator: opened.iterator, stream } as unknown as AgentEvent;
+        if (outcome?.failed) throw outcome.error;
       }
     } catch (error) {
       if (!isAbort(error, this.signal)) {
-        yield* closeAll();
+        stream.close();
+        if (stream.out.length) yield* drain(stream.out);
         throw error;
       }
       interrupted = true;
     }
-    yield* closeAll();
+    stream.close();
+    if (stream.out.length) yield* drain(stream.out);
     yield this.apply({
       type: 'MODEL_CALL_END',
       replyId,
-      usage,
+      usage: stream.usage,
       finishedReason: interrupted ? 'interrupted' : 'completed',
       createdAt: now(),
     });
     if (interrupted) return 'interrupted';
-    this.finalCandidate = !sawToolCall && sawText;
+    this.finalCandidate = !stream.sawToolCall && stream.sawText;
     return 'done';
   }
 
-  private readonly thinkingData = new Map<string, JSONObject>();
-  private closeThinking(blockId: string): AgentEvent {
-    const providerData = this.thinkingData.get(blockId);
-    this.thinkingData.delete(blockId);
-    return this.apply({
-      type: 'THINKING_BLOCK_END',
-      replyId: this.msg.id,
-      blockId,
-      ...(providerData ? { providerData } : {}),
-    });
-  }
-  private closeCall(call: ToolCallBlock): AgentEvent {
-    return this.apply({
-      type: 'TOOL_CALL_END',
-      replyId: this.msg.id,
-      toolCallId: call.id,
-      ...(call.providerData ? { providerData: call.providerData } : {}),
-    });
-  }
-
-  /** Streams from the model, retrying failures that happen before any output, then the fallback model. */
-  async *streamWithRetry(request: ModelRequest): AsyncGenerator<ModelChunk> {
-    let produced = false;
-    for await (const chunk of this.streamAttempts(request, () => produced)) {
-      produced = true;
-      yield chunk;
-    }
-  }
-
-  private async *streamAttempts(
+  /**
+   * Opens a model stream and reads its first chunk, retrying retryable failures (honouring
+   * `retry-after`) and then the fallback model. Failures after the first chunk are not retried: output
+   * has been streamed already.
+   */
+  private async openStream(
     request: ModelRequest,
-    producedOutput: () => boolean,
-  ): AsyncGenerator<ModelChunk> {
+  ): Promise<{ iterator: AsyncIterator<ModelChunk>; first: IteratorResult<ModelChunk> }> {
     const models = this.core.fallbackModel ? [this.core.model, this.core.fallbackModel] : [this.core.model];
     const { maxRetries, initialDelayMs, maxDelayMs } = this.core.retry;
     let lastError: unknown;
     for (const model of models) {
       for (let attempt = 0; attempt <= maxRetries; attempt++) {
         try {
-          yield* model.stream(request);
-          return;
+          const iterator = model.stream(request)[Symbol.asyncIterator]();
+          return { iterator, first: await iterator.next() };
         } catch (error) {
-          if (isAbort(error, this.signal) || producedOutput()) throw error;
+          if (isAbort(error, this.signal)) throw error;
           lastError = error;
           const retryable =
-            error instanceof ModelError ? error.retryable : classifyError(error).type === 'connection';
+            AgentkitError.isInstance(error) && error.code === 'MODEL'
+              ? (error as ModelError).retryable
+              : classifyError(error).type === 'connection';
           if (!retryable) break;
           if (attempt < maxRetries) {
-            const backoff = Math.min(maxDelayMs, initialDelayMs * 2 ** attempt);
-            const wait =
-              error instanceof ModelError && error.retryAfterMs !== undefined
-                ? Math.min(maxDelayMs, error.retryAfterMs)
-                : backoff;
-            await sleep(wait, this.signal);
+            const retryAfter = (error as Partial<ModelError>).retryAfterMs;
+            await sleep(Math.min(maxDelayMs, retryAfter ?? initialDelayMs * 2 ** attempt), this.signal);
           }
         }
       }
     }
     throw lastError;
+  }
+
+  /** A model call for plugins (summaries…), with the agent's retries and fallback. */
+  async *streamWithRetry(request: ModelRequest): AsyncGenerator<ModelChunk> {
+    const { iterator, first } = await this.openStream(request);
+    for (let r = first; !r.done; r = await iterator.next()) yield r.value;
   }
 
   // ── acting ───────────────────────────────────────────────────────────────────────────────────
@@ -655,7 +547,7 @@ export class ReplyRun {
         const out = await this.intercept(plugin, 'beforeTool', () =>
           fn({ ctx: this.ctx(plugin), toolCall: call, tool, input }),
         );
-        yield* this.flush();
+        if (this.pending.length) yield* this.flush();
         if (!out) continue;
         if (out.decision === undefined) {
           input = out.input;
@@ -715,10 +607,8 @@ export class ReplyRun {
       if (!tool.execute) throw new Error(`Tool '${tool.name}' has no execute function.`);
       if (this.signal.aborted) throw this.signal.reason;
       // A tool that ignores the signal must not hold the interrupted reply open.
-      const value = await raceAbort(
-        Promise.resolve(tool.execute(input, this.toolContext(call))),
-        this.signal,
-      );
+      const returned = tool.execute(input, this.toolContext(call));
+      const value = returned instanceof Promise ? await raceAbort(returned, this.signal) : returned;
       const result = isAsyncIterable(value)
         ? toToolResult(yield* this.streamTool(call.id, value), true)
         : toToolResult(value, false);
@@ -802,7 +692,7 @@ export class ReplyRun {
         fn({ ctx: this.ctx(plugin), toolCall: call, result: given }),
       );
       if (out) final = out;
-      yield* this.flush();
+      if (this.pending.length) yield* this.flush();
     }
     const same = final.output.length === streamed.length && final.output.every((b, i) => b === streamed[i]);
     yield this.apply({
@@ -899,7 +789,8 @@ export class ReplyRun {
   }
 
   private async *pause(awaiting: ToolCallBlock[]): AsyncGenerator<AgentEvent, Msg> {
-    const msg = structuredClone(this.msg);
+    // The paused message keeps changing when the reply resumes: hand out a snapshot.
+    const msg = JSON.parse(JSON.stringify(this.msg)) as Msg;
     await this.observe('onPause', (plugin) => ({ ctx: this.ctx(plugin), message: msg, awaiting }));
     return msg;
   }
@@ -911,7 +802,7 @@ export class ReplyRun {
       const out = await this.intercept(plugin, 'beforeFinish', () =>
         fn({ ctx: this.ctx(plugin), reason, message: this.msg }),
       );
-      yield* this.flush();
+      if (this.pending.length) yield* this.flush();
       if (out?.continue) return out;
     }
     return undefined;
@@ -957,7 +848,8 @@ export class ReplyRun {
       structuredOutput,
       createdAt: now(),
     });
-    const msg = structuredClone(this.msg);
+    // An ended reply's message no longer changes: it is returned as persisted, not copied.
+    const msg = this.msg;
     await this.observe('onReplyEnd', (plugin) => ({
       ctx: this.ctx(plugin),
       message: msg,
@@ -1021,7 +913,7 @@ export class ReplyRun {
       replyId: this.msg.id,
       blockId: newId(),
       source,
-      hint: structuredClone(hint),
+      hint: typeof hint === 'string' ? hint : structuredClone(hint),
       createdAt: now(),
     };
     // No revision bump: the request holds the reply message itself, so the hint is already in it and
@@ -1146,4 +1038,81 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
     };
     signal.addEventListener('abort', onAbort, { once: true });
   });
+}
+
+const PUMP = Symbol('agentkit.pump');
+
+/** What the driver sends back into a model call after pumping its stream. */
+export type PumpOutcome = { failed: false } | { failed: true; error: unknown };
+
+interface PumpRequest {
+  [PUMP]: true;
+  iterator: AsyncIterator<ModelChunk>;
+  stream: ModelStream;
+}
+
+function* drain(out: AgentEvent[]): Generator<AgentEvent> {
+  for (let i = 0; i < out.length; i++) yield out[i]!;
+  out.length = 0;
+}
+
+/** Options of {@link driveRun}. */
+export interface DriveOptions {
+  /** Yield the final (or paused) message after the events. */
+  yieldFinalMsg?: boolean;
+  /** Called before the run starts (may throw to refuse it) and after it ends, however it ends. */
+  onStart?: () => void;
+  onEnd?: () => void;
+}
+
+/**
+ * Drives a reply run and yields its events (and the message last with `yieldFinalMsg`); returns the
+ * message. While a model streams, the driver pulls chunks from the model's iterator itself and yields
+ * their events directly, so per-delta cost does not grow with the depth of the loop's generators.
+ */
+export async function* driveRun(
+  run: () => AsyncGenerator<AgentEvent, Msg | null, PumpOutcome | undefined>,
+  options: DriveOptions = {},
+): AsyncGenerator<AgentEvent | Msg, Msg | null> {
+  options.onStart?.();
+  let gen: AsyncGenerator<AgentEvent, Msg | null, PumpOutcome | undefined> | undefined;
+  let input: PumpOutcome | undefined;
+  let pumping: AsyncIterator<ModelChunk> | undefined;
+  try {
+    gen = run();
+    for (;;) {
+      const r = await gen.next(input);
+      input = undefined;
+      if (r.done) {
+        if (options.yieldFinalMsg && r.value) yield r.value;
+        return r.value;
+      }
+      const value = r.value as AgentEvent | PumpRequest;
+      if (!(PUMP in value)) {
+        yield value;
+        continue;
+      }
+      const { iterator, stream } = value;
+      const out = stream.out;
+      pumping = iterator;
+      try {
+        for (;;) {
+          const c = await iterator.next();
+          if (c.done) break;
+          stream.handle(c.value);
+          for (let i = 0; i < out.length; i++) yield out[i]!;
+          out.length = 0;
+        }
+        input = { failed: false };
+      } catch (error) {
+        input = { failed: true, error };
+      }
+      pumping = undefined;
+    }
+  } finally {
+    // When the consumer stopped early, close the model stream and the run.
+    if (pumping) await pumping.return?.().catch(() => {});
+    await gen?.return(null).catch(() => {});
+    options.onEnd?.();
+  }
 }

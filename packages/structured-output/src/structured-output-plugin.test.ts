@@ -172,10 +172,7 @@ describe('structuredOutput plugin', () => {
     expect(result.structuredOutput).toBeNull();
     expect(model.callCount).toBe(2);
     expect(model.requests.map((r) => r.toolChoice)).toEqual(['auto', { name: TOOL }]);
-    // KERNEL GAP: the reference ends this reply 'exceed_max_iters'. The kernel asks `beforeFinish` with
-    // reason 'completed' for a text answer even past maxIters, and a hook cannot change the reason.
-    // Update this line to 'exceed_max_iters' once the kernel reports text answers past maxIters so.
-    expect(result.finishedReason).toBe('completed');
+    expect(result.finishedReason).toBe('exceed_max_iters');
   });
 
   it('ends exceed_max_iters once the grace iterations are used (invalid calls)', async () => {

@@ -1,0 +1,158 @@
+import type { TextBlock, ThinkingBlock, ToolCallBlock } from './blocks';
+import type { AgentEvent } from './events';
+import { newId } from './ids';
+import type { ModelChunk } from './model';
+import type { Msg } from './msg';
+import { emptyUsage, type Usage } from './usage';
+
+/**
+ * Turns one model call's chunks into block events, applying each to the reply message. Synchronous, so
+ * the loop can feed it straight from the model's iterator: per delta it costs one event object and a
+ * string append. A `text` chunk closes an open thinking block and vice versa; `newBlock` closes the open
+ * block of its kind.
+ */
+export class ModelStream {
+  /** Events produced by the last `handle`/`close` calls, for the caller to emit. */
+  readonly out: AgentEvent[] = [];
+  usage: Usage = emptyUsage();
+  sawText = false;
+  sawToolCall = false;
+  private text: TextBlock | undefined;
+  private thinking: ThinkingBlock | undefined;
+  private data: { id: string } | undefined;
+  private readonly calls = new Map<string, ToolCallBlock>();
+
+  constructor(
+    private readonly msg: Msg,
+    /** Applies an event to the message (the agent's reducer) and returns it. */
+    private readonly apply: (event: AgentEvent) => AgentEvent,
+  ) {}
+
+  handle(chunk: ModelChunk): void {
+    const replyId = this.msg.id;
+    switch (chunk.type) {
+      case 'text': {
+        let text = this.text;
+        // Hot path: another delta of the open text block.
+        if (text && !chunk.newBlock && !chunk.providerData) {
+          if (chunk.delta) {
+            text.text += chunk.delta;
+            this.out.push({ type: 'TEXT_BLOCK_DELTA', replyId, blockId: text.id, delta: chunk.delta });
+          }
+          return;
+        }
+        if (chunk.newBlock) this.closeText();
+        this.closeThinking();
+        if (!text || chunk.newBlock) {
+          this.emit({ type: 'TEXT_BLOCK_START', replyId, blockId: newId() });
+          text = this.text = this.msg.content[this.msg.content.length - 1] as TextBlock;
+        }
+        if (chunk.providerData) text.providerData = { ...text.providerData, ...chunk.providerData };
+        this.sawText = true;
+        if (chunk.delta)
+          this.emit({ type: 'TEXT_BLOCK_DELTA', replyId, blockId: text.id, delta: chunk.delta });
+        return;
+      }
+      case 'thinking': {
+        this.closeText();
+        if (chunk.newBlock) this.closeThinking();
+        if (!this.thinking) {
+          this.emit({ type: 'THINKING_BLOCK_START', replyId, blockId: newId() });
+          this.thinking = this.msg.content[this.msg.content.length - 1] as ThinkingBlock;
+        }
+        const thinking = this.thinking;
+        if (chunk.providerData) thinking.providerData = { ...thinking.providerData, ...chunk.providerData };
+        if (chunk.delta) {
+          thinking.thinking += chunk.delta;
+          this.out.push({ type: 'THINKING_BLOCK_DELTA', replyId, blockId: thinking.id, delta: chunk.delta });
+        }
+        return;
+      }
+      case 'tool_call': {
+        let call = this.calls.get(chunk.id);
+        if (!call) {
+          this.sawToolCall = true;
+          // Call ids must be unique within the reply; a model that reuses one gets a suffixed id.
+          let id = chunk.id;
+          for (let n = 2; this.msg.content.some((b) => b.type === 'tool_call' && b.id === id); n++)
+            id = `${chunk.id}~${n}`;
+          this.emit({ type: 'TOOL_CALL_START', replyId, toolCallId: id, toolCallName: chunk.name ?? '' });
+          call = this.msg.content[this.msg.content.length - 1] as ToolCallBlock;
+          this.calls.set(chunk.id, call);
+        }
+        if (chunk.providerData) call.providerData = { ...call.providerData, ...chunk.providerData };
+        if (chunk.delta) {
+          call.input += chunk.delta;
+          this.out.push({ type: 'TOOL_CALL_DELTA', replyId, toolCallId: call.id, delta: chunk.delta });
+        }
+        return;
+      }
+      case 'data': {
+        if (chunk.newBlock && this.data) {
+          this.emit({ type: 'DATA_BLOCK_END', replyId, blockId: this.data.id });
+          this.data = undefined;
+        }
+        if (!this.data) {
+          this.data = { id: newId() };
+          this.emit({ type: 'DATA_BLOCK_START', replyId, blockId: this.data.id, mediaType: chunk.mediaType });
+        }
+        this.emit({
+          type: 'DATA_BLOCK_DELTA',
+          replyId,
+          blockId: this.data.id,
+          data: chunk.data,
+          mediaType: chunk.mediaType,
+        });
+        return;
+      }
+      case 'usage':
+        this.usage = chunk.usage;
+        return;
+    }
+  }
+
+  /** Closes every open block: text, thinking, tool calls, data (in that order). */
+  close(): void {
+    this.closeText();
+    this.closeThinking();
+    for (const call of this.calls.values()) {
+      this.emit({
+        type: 'TOOL_CALL_END',
+        replyId: this.msg.id,
+        toolCallId: call.id,
+        ...(call.providerData ? { providerData: call.providerData } : {}),
+      });
+    }
+    this.calls.clear();
+    if (this.data) this.emit({ type: 'DATA_BLOCK_END', replyId: this.msg.id, blockId: this.data.id });
+    this.data = undefined;
+  }
+
+  private emit(event: AgentEvent): void {
+    this.out.push(this.apply(event));
+  }
+
+  private closeText(): void {
+    const text = this.text;
+    if (!text) return;
+    this.emit({
+      type: 'TEXT_BLOCK_END',
+      replyId: this.msg.id,
+      blockId: text.id,
+      ...(text.providerData ? { providerData: text.providerData } : {}),
+    });
+    this.text = undefined;
+  }
+
+  private closeThinking(): void {
+    const thinking = this.thinking;
+    if (!thinking) return;
+    this.emit({
+      type: 'THINKING_BLOCK_END',
+      replyId: this.msg.id,
+      blockId: thinking.id,
+      ...(thinking.providerData ? { providerData: thinking.providerData } : {}),
+    });
+    this.thinking = undefined;
+  }
+}
