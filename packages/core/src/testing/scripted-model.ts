@@ -21,6 +21,11 @@ export interface ScriptedModelOptions {
   countTokens?: (input: TokenCountInput) => number;
   /** When the script runs out: throw (default) or repeat the last response. */
   onExhausted?: 'throw' | 'repeat';
+  /**
+   * Record every request (deep copies of its messages, so a test sees them as sent). Default `true`;
+   * turn off for benchmarks, where copying the history would cost more than the framework.
+   */
+  recordRequests?: boolean;
 }
 
 /** A snapshot of a request the scripted model received (messages deep-copied). */
@@ -43,6 +48,7 @@ export class ScriptedModel implements ChatModel {
   readonly countTokens?: (input: TokenCountInput) => number;
   private readonly script: ScriptedResponse[];
   private readonly onExhausted: 'throw' | 'repeat';
+  private readonly recordRequests: boolean;
   private position = 0;
 
   constructor(script: ScriptedResponse[], options: ScriptedModelOptions = {}) {
@@ -50,6 +56,7 @@ export class ScriptedModel implements ChatModel {
     this.name = options.name ?? 'scripted-model';
     this.contextSize = options.contextSize ?? 32_768;
     this.onExhausted = options.onExhausted ?? 'throw';
+    this.recordRequests = options.recordRequests ?? true;
     if (options.countTokens) this.countTokens = options.countTokens;
   }
 
@@ -64,12 +71,13 @@ export class ScriptedModel implements ChatModel {
   }
 
   async *stream(request: ModelRequest): AsyncIterable<ModelChunk> {
-    this.requests.push({
-      systemPrompt: request.systemPrompt,
-      messages: structuredClone(request.messages),
-      tools: request.tools,
-      toolChoice: request.toolChoice,
-    });
+    if (this.recordRequests)
+      this.requests.push({
+        systemPrompt: request.systemPrompt,
+        messages: structuredClone(request.messages),
+        tools: request.tools,
+        toolChoice: request.toolChoice,
+      });
     let step = this.script[this.position];
     if (step === undefined) {
       if (this.onExhausted === 'repeat' && this.script.length > 0)
