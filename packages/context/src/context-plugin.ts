@@ -128,8 +128,9 @@ export function contextPlugin(options: ContextPluginOptions = {}): ContextPlugin
     triggerRatio: compression.triggerRatio,
     contextBufferRatio: compression.contextBufferRatio,
   });
-  // Per model, for manual compressions outside a reply: the agent's logger (from setup) and a token
-  // counter that keeps its per-message counts between calls. Weak, so agents built per request do not leak.
+  // Per model: the agent's logger (from setup, for manual compressions) and a token counter for counts
+  // outside the kernel's requests (manual compressions, tool results). Weak, so agents built per request
+  // do not leak.
   const loggers = new WeakMap<ChatModel, Logger>();
   const counters = new WeakMap<ChatModel, TokenCounter>();
   const counterFor = (model: ChatModel) => {
@@ -227,8 +228,11 @@ export function contextPlugin(options: ContextPluginOptions = {}): ContextPlugin
       },
       async afterTool({ ctx, result }) {
         const limit = base.toolResultLimit;
+        // A counter of its own: counting a bare result through the kernel's counter would replace its cached
+        // count of the system prompt and tool schemas, to be redone at the next model call.
+        const counter = counterFor(ctx.model);
         const split = splitToolResult(result, limit, (blocks) =>
-          ctx.countTokens({ systemPrompt: '', messages: [blocksMsg(blocks)], tools: NO_TOOLS }),
+          counter.count({ systemPrompt: '', messages: [blocksMsg(blocks)], tools: NO_TOOLS }),
         );
         if (!split) return;
         let path: string | undefined;
