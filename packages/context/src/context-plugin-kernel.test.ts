@@ -337,6 +337,39 @@ describe('images beyond maxImageNum, through the kernel', () => {
     }
   });
 
+  it("an old image inside the running reply's own message is replaced, and the reply goes on in the copy", async () => {
+    let n = 0;
+    const shot = defineTool({
+      name: 'screenshot',
+      description: 'takes a screenshot',
+      inputSchema: { type: 'object' },
+      execute: () => ({ output: [img(`shot${++n}`)] }),
+    });
+    const model = new ScriptedModel(
+      [
+        [toolCallChunk('screenshot', {}, 's1')],
+        [toolCallChunk('screenshot', {}, 's2')],
+        textChunks('seen both'),
+      ],
+      { contextSize: 100_000 },
+    );
+    const agent = new Agent({
+      name: 'Friday',
+      model,
+      tools: [shot],
+      plugins: [contextPlugin({ maxImageNum: 1 })],
+    });
+    const msg = await agent.reply('look twice');
+    expect(msg.finishedReason).toBe('completed');
+    const results = (msgs: readonly Msg[]) =>
+      msgs.flatMap((m) => getBlocks(m, 'tool_result')).map((r) => r.output.map((b) => b.type));
+    expect(results(model.requests[2]!.messages)).toEqual([['text'], ['data']]);
+    // The returned reply message is the one in the state: note, second image, final text.
+    expect(results([msg])).toEqual([['text'], ['data']]);
+    expect(getText(msg)).toContain('seen both');
+    expect(agent.state.context.at(-1)).toEqual(msg);
+  });
+
   it('a tool returning an image pushes the oldest one out before the next model call', async () => {
     const shot = defineTool({
       name: 'screenshot',
