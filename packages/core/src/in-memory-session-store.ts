@@ -4,9 +4,8 @@ import {
   checkExpectedVersion,
   checkListOptions,
   checkSessionKey,
-  checkUpsertData,
-  checkWriteOptions,
-  serializeAgentState,
+  checkUpdateArgs,
+  checkUpsertArgs,
 } from './session-store-checks';
 import { nextSessionSummary, pageSessionSummaries } from './session-summaries';
 import type { SessionKey } from './errors/store-errors';
@@ -45,8 +44,12 @@ export class InMemorySessionStore implements SessionStore {
     sessionId: string,
     data?: { state?: AgentState; metadata?: JSONObject } & WriteOptions,
   ): Promise<SessionRecord> {
-    const key = checkSessionKey(userId, agentId, sessionId);
-    const { stateJson, metadataJson, expectedVersion } = checkUpsertData(data);
+    const { key, stateJson, metadataJson, expectedVersion } = checkUpsertArgs(
+      userId,
+      agentId,
+      sessionId,
+      data,
+    );
     const id = mapKey(key);
     const existing = this.sessions.get(id) ?? null;
     checkExpectedVersion(key, expectedVersion, existing?.summary.version ?? null);
@@ -67,14 +70,12 @@ export class InMemorySessionStore implements SessionStore {
     state: AgentState,
     options?: WriteOptions,
   ): Promise<SessionRecord> {
-    const key = checkSessionKey(userId, agentId, sessionId);
-    const expectedVersion = checkWriteOptions(options);
-    const json = serializeAgentState(state);
+    const { key, stateJson, expectedVersion } = checkUpdateArgs(userId, agentId, sessionId, state, options);
     const id = mapKey(key);
     const existing = this.sessions.get(id);
     if (!existing) throw new SessionNotFoundError(key);
     checkExpectedVersion(key, expectedVersion, existing.summary.version);
-    const entry: Entry = { summary: nextSessionSummary(key, existing.summary), state: json };
+    const entry: Entry = { summary: nextSessionSummary(key, existing.summary), state: stateJson };
     this.sessions.set(id, entry);
     return toRecord(entry);
   }

@@ -5,7 +5,8 @@ import {
   checkExpectedVersion,
   checkListOptions,
   checkSessionKey,
-  checkUpsertData,
+  checkUpdateArgs,
+  checkUpsertArgs,
   checkWriteOptions,
   parseStoredState,
   parseStoredSummary,
@@ -44,21 +45,40 @@ describe('session store input checks', () => {
       expect(() => checkWriteOptions(bad), JSON.stringify(bad)).toThrow(InvalidInputError);
   });
 
-  it('checkUpsertData serialises what is given and leaves out what is not', () => {
+  it('checkUpsertArgs checks the key and serialises what is given, leaving out what is not', () => {
     const state = createAgentState({ sessionId: 's' });
-    expect(checkUpsertData(undefined)).toEqual({
+    expect(checkUpsertArgs('u', 'a', 's', undefined)).toEqual({
+      key,
       stateJson: undefined,
       metadataJson: undefined,
       expectedVersion: undefined,
     });
-    expect(checkUpsertData({ state, metadata: { a: 1 }, expectedVersion: 2 })).toEqual({
+    expect(checkUpsertArgs('u', 'a', 's', { state, metadata: { a: 1 }, expectedVersion: 2 })).toEqual({
+      key,
       stateJson: JSON.stringify(state),
       metadataJson: '{"a":1}',
       expectedVersion: 2,
     });
-    expect(() => checkUpsertData(null)).toThrow(/upsertSession data must be an object/);
-    expect(() => checkUpsertData({ metadata: 'x' })).toThrow(/metadata must be a JSON object/);
-    expect(() => checkUpsertData({ metadata: { n: 1n } })).toThrow(/metadata is not JSON-serialisable/);
+    expect(() => checkUpsertArgs('u', 'a', '', {})).toThrow(/sessionId/);
+    expect(() => checkUpsertArgs('u', 'a', 's', null)).toThrow(/upsertSession data must be an object/);
+    expect(() => checkUpsertArgs('u', 'a', 's', { metadata: 'x' })).toThrow(/metadata must be a JSON object/);
+    expect(() => checkUpsertArgs('u', 'a', 's', { metadata: { n: 1n } })).toThrow(
+      /metadata is not JSON-serialisable/,
+    );
+    expect(() => checkUpsertArgs('u', 'a', 's', { expectedVersion: -2 })).toThrow(/expectedVersion/);
+  });
+
+  it('checkUpdateArgs checks the key, the state and the options', () => {
+    const state = createAgentState({ sessionId: 's' });
+    expect(checkUpdateArgs('u', 'a', 's', state, undefined)).toEqual({
+      key,
+      stateJson: JSON.stringify(state),
+      expectedVersion: undefined,
+    });
+    expect(checkUpdateArgs('u', 'a', 's', state, { expectedVersion: 3 }).expectedVersion).toBe(3);
+    expect(() => checkUpdateArgs('u', null, 's', state, undefined)).toThrow(/agentId/);
+    expect(() => checkUpdateArgs('u', 'a', 's', [], undefined)).toThrow(/state must be an AgentState/);
+    expect(() => checkUpdateArgs('u', 'a', 's', state, { expectedVersion: 'x' })).toThrow(/expectedVersion/);
   });
 
   it('serializeAgentState rejects what is not an agent state, or not JSON', () => {

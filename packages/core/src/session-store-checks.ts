@@ -72,25 +72,51 @@ export function checkWriteOptions(options: unknown): number | undefined {
 }
 
 /**
- * Checks the `data` of `upsertSession` and serialises it once: the state and metadata as JSON text
- * (`undefined` when not given, so the stored ones are kept) and the expected version. Throws
- * `InvalidInputError` (see {@link serializeAgentState}; metadata must be a JSON object).
+ * Checks the arguments of `upsertSession` and serialises the data once: the key (see
+ * {@link checkSessionKey}), the state and metadata as JSON text (`undefined` when not given, so the
+ * stored ones are kept) and the expected version. Throws `InvalidInputError` (see
+ * {@link serializeAgentState} and {@link checkWriteOptions}; metadata must be a JSON object).
  */
-export function checkUpsertData(data: unknown): {
+export function checkUpsertArgs(
+  userId: unknown,
+  agentId: unknown,
+  sessionId: unknown,
+  data: unknown,
+): {
+  key: SessionKey;
   stateJson: string | undefined;
   metadataJson: string | undefined;
   expectedVersion: number | undefined;
 } {
+  const key = checkSessionKey(userId, agentId, sessionId);
   const { state, metadata } = checkOptionsObject('upsertSession data', data) as {
     state?: unknown;
     metadata?: unknown;
   };
   const expectedVersion = checkWriteOptions(data);
   return {
+    key,
     stateJson: state === undefined ? undefined : serializeAgentState(state),
     metadataJson: metadata === undefined ? undefined : serializeMetadata(metadata),
     expectedVersion,
   };
+}
+
+/**
+ * Checks the arguments of `updateSessionState`: the key (see {@link checkSessionKey}), the state as JSON
+ * text (see {@link serializeAgentState}) and the expected version (see {@link checkWriteOptions}).
+ * Throws `InvalidInputError`.
+ */
+export function checkUpdateArgs(
+  userId: unknown,
+  agentId: unknown,
+  sessionId: unknown,
+  state: unknown,
+  options: unknown,
+): { key: SessionKey; stateJson: string; expectedVersion: number | undefined } {
+  const key = checkSessionKey(userId, agentId, sessionId);
+  const expectedVersion = checkWriteOptions(options);
+  return { key, stateJson: serializeAgentState(state), expectedVersion };
 }
 
 /**

@@ -16,12 +16,11 @@ import {
   checkExpectedVersion,
   checkListOptions,
   checkSessionKey,
-  checkUpsertData,
-  checkWriteOptions,
+  checkUpdateArgs,
+  checkUpsertArgs,
   createAgentState,
   nextSessionSummary,
   pageSessionSummaries,
-  serializeAgentState,
 } from '@agentkit/core';
 import { withFileLock } from './file-lock';
 import { RECORD_SUFFIX, fileSegment } from './file-names';
@@ -81,8 +80,12 @@ export class FileSessionStore implements SessionStore {
     sessionId: string,
     data?: { state?: AgentState; metadata?: JSONObject } & WriteOptions,
   ): Promise<SessionRecord> {
-    const key = checkSessionKey(userId, agentId, sessionId);
-    const { stateJson, metadataJson, expectedVersion } = checkUpsertData(data);
+    const { key, stateJson, metadataJson, expectedVersion } = checkUpsertArgs(
+      userId,
+      agentId,
+      sessionId,
+      data,
+    );
     const metadata = metadataJson === undefined ? undefined : (JSON.parse(metadataJson) as JSONObject);
     return this.write(key, async (current) => {
       checkExpectedVersion(key, expectedVersion, current?.version ?? null);
@@ -101,9 +104,7 @@ export class FileSessionStore implements SessionStore {
     state: AgentState,
     options?: WriteOptions,
   ): Promise<SessionRecord> {
-    const key = checkSessionKey(userId, agentId, sessionId);
-    const expectedVersion = checkWriteOptions(options);
-    const stateJson = serializeAgentState(state);
+    const { key, stateJson, expectedVersion } = checkUpdateArgs(userId, agentId, sessionId, state, options);
     return this.write(
       key,
       async (current) => {

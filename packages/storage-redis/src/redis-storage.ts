@@ -13,13 +13,12 @@ import {
   type WriteOptions,
   checkListOptions,
   checkSessionKey,
-  checkUpsertData,
-  checkWriteOptions,
+  checkUpdateArgs,
+  checkUpsertArgs,
   createAgentState,
   invalidCursor,
   parseStoredState,
   parseStoredSummary,
-  serializeAgentState,
 } from '@agentkit/core';
 import { type Cluster, Redis, type RedisOptions } from 'ioredis';
 import { DELETE, LIST, LOAD_AND_TOUCH, type LuaScript, SAVE } from './lua-scripts';
@@ -114,8 +113,12 @@ export class RedisStorage implements SessionStore, AsyncDisposable {
     sessionId: string,
     data?: { state?: AgentState; metadata?: JSONObject } & WriteOptions,
   ): Promise<SessionRecord> {
-    const key = checkSessionKey(userId, agentId, sessionId);
-    const { stateJson = '', metadataJson = '', expectedVersion } = checkUpsertData(data);
+    const {
+      key,
+      stateJson = '',
+      metadataJson = '',
+      expectedVersion,
+    } = checkUpsertArgs(userId, agentId, sessionId, data);
     const fresh = stateJson === '' ? JSON.stringify(createAgentState({ sessionId })) : '';
     return this.save('upsertSession', key, expectedVersion, stateJson, metadataJson, fresh, data?.state);
   }
@@ -128,9 +131,8 @@ export class RedisStorage implements SessionStore, AsyncDisposable {
     state: AgentState,
     options?: WriteOptions,
   ): Promise<SessionRecord> {
-    const key = checkSessionKey(userId, agentId, sessionId);
-    const expectedVersion = checkWriteOptions(options);
-    return this.save('updateSessionState', key, expectedVersion, serializeAgentState(state), '', '', state);
+    const { key, stateJson, expectedVersion } = checkUpdateArgs(userId, agentId, sessionId, state, options);
+    return this.save('updateSessionState', key, expectedVersion, stateJson, '', '', state);
   }
 
   /** The sessions of a user with an agent, newest first, a page at a time (pass back `cursor`; `null` at the end). */
