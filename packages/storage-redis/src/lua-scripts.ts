@@ -27,6 +27,12 @@ export const SAVE = script(`
 local cur = redis.call('HMGET', KEYS[1], 'v', 'c', 'x')
 local expected = ARGV[2]
 local ttl = tonumber(ARGV[8])
+local function slideTtl()
+  if ttl > 0 then
+    redis.call('EXPIRE', KEYS[1], ttl)
+    redis.call('EXPIRE', KEYS[2], ttl)
+  end
+end
 if not cur[1] then
   if redis.call('EXISTS', KEYS[1]) == 1 then return {'CORRUPT', 'the record has no version field'} end
   if ARGV[1] == 'update' then return {'NOT_FOUND'} end
@@ -37,36 +43,26 @@ if not cur[1] then
   if state == '' then state = ARGV[7] end
   redis.call('HSET', KEYS[1], 'v', '1', 'c', ARGV[3], 'u', ARGV[3], 'm', meta, 's', state, 'x', ARGV[4])
   redis.call('ZADD', KEYS[2], 0, ARGV[4])
-  if ttl > 0 then
-    redis.call('EXPIRE', KEYS[1], ttl)
-    redis.call('EXPIRE', KEYS[2], ttl)
-  end
+  slideTtl()
   return {'OK', 1, ARGV[3], ARGV[3], '', ''}
 end
 if expected ~= '' and expected ~= cur[1] then return {'CONFLICT', cur[1]} end
 local v = tonumber(cur[1])
 if not v then return {'CORRUPT', 'the version field is not a number'} end
 local fields = {'v', tostring(v + 1), 'u', ARGV[3]}
-local meta, state = '', ''
-if ARGV[5] ~= '' then
-  fields[#fields + 1] = 'm'
-  fields[#fields + 1] = ARGV[5]
-else
-  meta = redis.call('HGET', KEYS[1], 'm') or ''
+-- A given value ('' = none) is written; otherwise the stored one is kept and returned.
+local function replaceOrKeep(field, value)
+  if value == '' then return redis.call('HGET', KEYS[1], field) or '' end
+  fields[#fields + 1] = field
+  fields[#fields + 1] = value
+  return ''
 end
-if ARGV[6] ~= '' then
-  fields[#fields + 1] = 's'
-  fields[#fields + 1] = ARGV[6]
-else
-  state = redis.call('HGET', KEYS[1], 's') or ''
-end
+local meta = replaceOrKeep('m', ARGV[5])
+local state = replaceOrKeep('s', ARGV[6])
 redis.call('HSET', KEYS[1], unpack(fields))
 -- Re-index a session whose index entry was lost (e.g. evicted under memory pressure).
 if cur[3] then redis.call('ZADD', KEYS[2], 'NX', 0, cur[3]) end
-if ttl > 0 then
-  redis.call('EXPIRE', KEYS[1], ttl)
-  redis.call('EXPIRE', KEYS[2], ttl)
-end
+slideTtl()
 return {'OK', v + 1, cur[2] or '', ARGV[3], meta, state}
 `);
 

@@ -4,7 +4,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { REDIS_URL, uniquePrefix } from '../test/redis-server';
+import { Redis } from 'ioredis';
+import { REDIS_URL, deleteByPrefix, keysByPrefix, uniquePrefix } from '../test/redis-server';
 
 const exec = promisify(execFile);
 const packageDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -23,6 +24,7 @@ describe('README', () => {
         'if (process.argv[2] === "last") await storage.deleteSession(USER_ID, AGENT_ID, SESSION_ID);',
       );
     const file = join(packageDir, `.readme-example-${process.pid}.ts`);
+    const admin = new Redis(REDIS_URL);
     await writeFile(file, script);
     try {
       const run = async (arg: string) =>
@@ -36,7 +38,10 @@ describe('README', () => {
       expect(await run('last')).toMatch(/saved version 2\n$/);
       expect(await run('first')).toMatch(/saved version 1\n$/);
       await run('last');
+      expect(await keysByPrefix(admin, prefix), 'the example deletes its session and index').toEqual([]);
     } finally {
+      await deleteByPrefix(admin, prefix);
+      admin.disconnect();
       await rm(file, { force: true });
     }
   }, 30_000);

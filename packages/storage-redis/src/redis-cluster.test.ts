@@ -1,13 +1,29 @@
 import { VersionConflictError } from '@agentkit/core';
 import { sessionStoreConformanceCases } from '@agentkit/core/testing';
 import { Cluster, Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RedisCluster, startRedisCluster, uniquePrefix } from '../test/redis-server';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type RedisCluster,
+  deleteByPrefix,
+  keysByPrefix,
+  startRedisCluster,
+  uniquePrefix,
+} from '../test/redis-server';
 import { RedisKeys } from './redis-keys';
 import { RedisStorage } from './redis-storage';
 
 let cluster: RedisCluster;
 let client: Cluster;
+/** Every key this file writes starts with it. */
+const root = uniquePrefix('cluster');
+const prefixes: string[] = [];
+
+/** A key prefix of its own for one test, deleted after the test. */
+function prefixFor(label: string): string {
+  const prefix = `${root}:${label}:${prefixes.length}`;
+  prefixes.push(prefix);
+  return prefix;
+}
 
 function newClusterClient(): Cluster {
   return new Cluster(cluster.nodes, { enableOfflineQueue: true, redisOptions: { maxRetriesPerRequest: 0 } });
@@ -22,19 +38,34 @@ beforeAll(async () => {
   });
 }, 60_000);
 
+afterEach(async () => {
+  for (const prefix of prefixes.splice(0)) await deleteByPrefix(client, prefix);
+});
+
 afterAll(async () => {
-  await client?.quit();
-  await cluster?.dispose();
+  try {
+    // The tests cleaned up after themselves: no key of this file is left on any master.
+    if (client) expect(await keysByPrefix(client, root)).toEqual([]);
+  } finally {
+    await client?.quit();
+    await cluster?.dispose();
+  }
 });
 
 describe('RedisStorage conformance (Redis Cluster, 3 masters)', () => {
-  const factory = async () => ({ store: new RedisStorage({ client, keyPrefix: uniquePrefix('cluster') }) });
+  const factory = async () => {
+    const keyPrefix = `${root}:conformance:${Math.random().toString(36).slice(2)}`;
+    return {
+      store: new RedisStorage({ client, keyPrefix }),
+      cleanup: () => deleteByPrefix(client, keyPrefix),
+    };
+  };
   for (const c of sessionStoreConformanceCases(factory)) it(c.name, c.run);
 });
 
 describe('RedisStorage on Redis Cluster', () => {
   it('spreads user–agent pairs over the masters, keeping each pair’s keys in one slot', async () => {
-    const prefix = uniquePrefix('slots');
+    const prefix = prefixFor('slots');
     const keys = new RedisKeys(prefix);
     const store = new RedisStorage({ client, keyPrefix: prefix });
     const slots = new Set<number>();
@@ -68,7 +99,7 @@ describe('RedisStorage on Redis Cluster', () => {
   });
 
   it('two cluster clients writing concurrently: exactly one wins', async () => {
-    const prefix = uniquePrefix('cluster-race');
+    const prefix = prefixFor('race');
     const other = newClusterClient();
     try {
       const a = new RedisStorage({ client, keyPrefix: prefix });

@@ -6,12 +6,14 @@ import {
   createAgentState,
   type AgentState,
 } from '@agentkit/core';
-import { sessionStoreConformanceCases } from '@agentkit/core/testing';
+import { pausedStateFixture, sessionStoreConformanceCases } from '@agentkit/core/testing';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { REDIS_URL, deleteByPrefix, uniquePrefix } from '../test/redis-server';
 import { RedisKeys } from './redis-keys';
 import { RedisStorage } from './redis-storage';
+
+const pausedState = (sessionId: string, note: string) => pausedStateFixture({ sessionId, note });
 
 let admin: Redis;
 const prefixes: string[] = [];
@@ -38,24 +40,6 @@ function open(options: ConstructorParameters<typeof RedisStorage>[0] = {}): {
   const store = new RedisStorage({ url: REDIS_URL, ...options, keyPrefix: prefix });
   stores.push(store);
   return { store, keys: new RedisKeys(prefix), prefix };
-}
-
-function stateWith(sessionId: string, text: string): AgentState {
-  const state = createAgentState({ sessionId });
-  state.context.push({
-    id: `m-${text}`,
-    name: 'user',
-    role: 'user',
-    content: [{ type: 'text', id: `b-${text}`, text }],
-    metadata: {},
-    createdAt: new Date().toISOString(),
-    usage: null,
-    finishedAt: null,
-    finishedReason: null,
-    structuredOutput: null,
-    error: null,
-  });
-  return state;
 }
 
 describe('RedisStorage conformance (single node)', () => {
@@ -115,7 +99,7 @@ describe('RedisStorage corrupt records', () => {
 
   it('bad state JSON, an unsupported schemaVersion, a bad shape, bad metadata or version give StoreDataError', async () => {
     const { store, keys } = open();
-    await store.upsertSession('u', 'a', 'broken', { state: stateWith('broken', 'hi') });
+    await store.upsertSession('u', 'a', 'broken', { state: pausedState('broken', 'hi') });
     const recordKey = keys.record(key);
     await admin.hset(recordKey, 's', '{"schemaVersion":1,"sessionId":"broken","context":[');
     await expectDataError(store.getSession('u', 'a', 'broken'), /not valid JSON/);
@@ -150,15 +134,15 @@ describe('RedisStorage with two clients', () => {
     const prefix = uniquePrefix('two-clients');
     const { store: a } = open({ keyPrefix: prefix });
     const { store: b } = open({ keyPrefix: prefix });
-    await a.upsertSession('u', 'a', 's', { state: stateWith('s', 'start') });
+    await a.upsertSession('u', 'a', 's', { state: pausedState('s', 'start') });
     for (let round = 0; round < 20; round++) {
       const [ra, rb] = await Promise.all([a.getSession('u', 'a', 's'), b.getSession('u', 'a', 's')]);
       expect(ra?.version).toBe(rb?.version);
       const results = await Promise.allSettled([
-        a.updateSessionState('u', 'a', 's', stateWith('s', `a${round}`), {
+        a.updateSessionState('u', 'a', 's', pausedState('s', `a${round}`), {
           expectedVersion: ra?.version as number,
         }),
-        b.updateSessionState('u', 'a', 's', stateWith('s', `b${round}`), {
+        b.updateSessionState('u', 'a', 's', pausedState('s', `b${round}`), {
           expectedVersion: rb?.version as number,
         }),
       ]);

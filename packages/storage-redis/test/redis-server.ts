@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 
 const exec = promisify(execFile);
 
@@ -16,20 +16,33 @@ export function uniquePrefix(label = 'test'): string {
   return `agentkit-test:${label}:${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
 }
 
-/** Deletes every key under the prefix (SCAN, never KEYS). Works on a single node. */
-export async function deleteByPrefix(client: Redis, prefix: string): Promise<void> {
+/** The keys under the prefix (SCAN, never KEYS); for a `Cluster`, those of every master. */
+export async function keysByPrefix(client: Redis | Cluster, prefix: string): Promise<string[]> {
+  if (client instanceof Cluster)
+    return (await Promise.all(client.nodes('master').map((node) => keysByPrefix(node, prefix)))).flat();
+  const pattern = `${prefix.replace(/[*?[\]\\]/g, '\\$&')}*`;
+  const out: string[] = [];
   let cursor = '0';
   do {
-    const [next, keys] = await client.scan(
-      cursor,
-      'MATCH',
-      `${prefix.replace(/[*?[\]\\]/g, '\\$&')}*`,
-      'COUNT',
-      500,
-    );
-    if (keys.length) await client.unlink(...keys);
+    const [next, keys] = await client.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
+    out.push(...keys);
     cursor = next;
   } while (cursor !== '0');
+  return out;
+}
+
+/**
+ * Deletes every key under the prefix, one UNLINK per key so that it also works on the masters of a
+ * cluster (whose keys lie in many slots); for a `Cluster`, on every master.
+ */
+export async function deleteByPrefix(client: Redis | Cluster, prefix: string): Promise<void> {
+  if (client instanceof Cluster) {
+    await Promise.all(client.nodes('master').map((node) => deleteByPrefix(node, prefix)));
+    return;
+  }
+  const pipeline = client.pipeline();
+  for (const key of await keysByPrefix(client, prefix)) pipeline.unlink(key);
+  await pipeline.exec();
 }
 
 /** A free TCP port on localhost. */
@@ -72,12 +85,18 @@ async function waitForPing(port: number, timeoutMs = 10_000): Promise<void> {
   }
 }
 
+/** Servers started by this process; killed when it exits, even if a test's own cleanup never ran. */
+const live = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of live) child.kill('SIGKILL');
+});
+
 /** Starts `redis-server` on a free port (no persistence), with extra arguments. */
 export async function startRedisServer(extraArgs: string[] = [], port?: number): Promise<RedisProcess> {
   const usePort = port ?? (await freePort());
   const dir = await mkdtemp(join(tmpdir(), `agentkit-redis-${usePort}-`));
-  const launch = () =>
-    spawn(
+  const launch = () => {
+    const child = spawn(
       'redis-server',
       [
         '--port',
@@ -92,10 +111,12 @@ export async function startRedisServer(extraArgs: string[] = [], port?: number):
         dir,
         ...extraArgs,
       ],
-      {
-        stdio: 'ignore',
-      },
+      { stdio: 'ignore' },
     );
+    live.add(child);
+    child.once('exit', () => live.delete(child));
+    return child;
+  };
   const handle: RedisProcess = {
     port: usePort,
     dir,
@@ -144,6 +165,9 @@ export async function startRedisCluster(masters = 3): Promise<RedisCluster> {
           'nodes.conf',
           '--cluster-node-timeout',
           '5000',
+          // The bus port defaults to port + 10000, which does not exist for ports above 55535.
+          '--cluster-port',
+          String(await freePort()),
         ]),
       );
     await exec('redis-cli', [
