@@ -1,0 +1,118 @@
+/**
+ * One measurement in a fresh process: `node --expose-gc --import tsx src/child.ts '<job json>'`.
+ * Prints one JSON line with the result on stdout.
+ */
+import { performance } from 'node:perf_hooks';
+import { fullGc, median } from './stats';
+import { loadSubject, type SubjectId } from './subjects/index';
+
+/** What the orchestrator asks a child to measure. */
+export type Job =
+  | { scenario: 'S1'; subject: SubjectId; k: number; reps: number; warmup: number }
+  | { scenario: 'S2'; subject: SubjectId; turns: number; warmupTurns: number }
+  | { scenario: 'S3'; subject: SubjectId; deltas: number; reps: number }
+  | { scenario: 'S4'; subject: SubjectId; sessions: number; turns: number }
+  | { scenario: 'S7'; messages: number; reps: number }
+  | { scenario: 'CTX'; turns: number; window: number };
+
+async function measure(job: Job): Promise<Record<string, number | string>> {
+  switch (job.scenario) {
+    case 'S1': {
+      const reply = await (await loadSubject(job.subject)).s1(job.k);
+      // Warm up for `warmup` replies or 1.5 s, then measure `reps` replies or 2 s (at least 3 and 5).
+      for (
+        let i = 0, start = performance.now();
+        i < job.warmup && (i < 3 || performance.now() - start < 1500);
+        i++
+      )
+        await reply();
+      const times: number[] = [];
+      for (
+        let i = 0, start = performance.now();
+        i < job.reps && (i < 5 || performance.now() - start < 2000);
+        i++
+      ) {
+        const t0 = performance.now();
+        await reply();
+        times.push(performance.now() - t0);
+      }
+      // One iteration = one model call (+ its tool call): k + 1 per reply.
+      return { usPerIter: (median(times) * 1000) / (job.k + 1) };
+    }
+    case 'S2': {
+      const subject = await loadSubject(job.subject);
+      const warm = await subject.s2();
+      for (let t = 1; t <= job.warmupTurns; t++) await warm(t);
+      const turn = await subject.s2();
+      await fullGc();
+      const heap0 = process.memoryUsage().heapUsed;
+      const times: number[] = [];
+      for (let t = 1; t <= job.turns; t++) {
+        const t0 = performance.now();
+        await turn(t);
+        times.push(performance.now() - t0);
+      }
+      await fullGc();
+      const heap = process.memoryUsage().heapUsed - heap0;
+      const early = median(times.slice(0, 10)) * 1000;
+      const late = median(times.slice(-10)) * 1000;
+      return {
+        earlyUs: early,
+        lateUs: late,
+        growth: late / early,
+        heapMB: heap / 1024 / 1024,
+        keep: String(typeof turn),
+      };
+    }
+    case 'S3': {
+      const stream = await (await loadSubject(job.subject)).s3(job.deltas);
+      const rates: number[] = [];
+      for (let i = 0; i <= job.reps; i++) {
+        const t0 = performance.now();
+        const count = await stream();
+        const ms = performance.now() - t0;
+        if (count !== job.deltas)
+          throw new Error(`${job.subject} S3: ${count} of ${job.deltas} deltas reached the consumer`);
+        if (i > 0) rates.push(count / (ms / 1000)); // the first run warms up
+      }
+      return { deltasPerSec: median(rates) };
+    }
+    case 'S4': {
+      const session = await (await loadSubject(job.subject)).s4();
+      for (let s = 0; s < 20; s++) await session(-1 - s, job.turns); // warm up, discarded
+      await fullGc();
+      const heap0 = process.memoryUsage().heapUsed;
+      const held: unknown[] = [];
+      for (let s = 0; s < job.sessions; s++) held.push(await session(s, job.turns));
+      await fullGc();
+      const heap = process.memoryUsage().heapUsed - heap0;
+      return {
+        kBPerSession: heap / job.sessions / 1024,
+        messages: countMessages(held[0]),
+        held: held.length,
+      };
+    }
+    case 'S7':
+      return (await import('./redis-bench')).redisBench(job.messages, job.reps);
+    case 'CTX':
+      return (await import('./plugin-scale')).pluginScale(job.turns, job.window);
+  }
+}
+
+function countMessages(held: unknown): number {
+  if (Array.isArray(held)) return held.length;
+  const context = (held as { context?: unknown[] }).context;
+  return Array.isArray(context) ? context.length : -1;
+}
+
+const job = JSON.parse(process.argv[2] ?? '{}') as Job;
+measure(job).then(
+  (result) => {
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    process.exit(0);
+  },
+  (error) => {
+    process.stderr.write(`${(error as Error)?.stack ?? String(error)}\n`);
+    process.exit(1);
+  },
+);
