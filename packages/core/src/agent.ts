@@ -6,12 +6,20 @@ import { StateError } from './errors/state-error';
 import type { AgentEvent } from './events';
 import { HookDriver } from './hook-driver';
 import type { JSONValue } from './json';
-import type { ChatModel, ToolSchema } from './model';
+import type { ChatModel, ModelChunk, ModelRequest, TokenCountInput, ToolSchema } from './model';
+import { streamModel } from './open-model-stream';
 import { createMsg } from './msg';
 import { toolJsonSchema } from './tool-input';
 import type { Msg } from './msg';
 import type { Logger, Plugin, PluginOption, ReplyOptions, SetupContext } from './plugin';
-import { type AgentCore, type AgentInput, driveRun, normalizeInput, ReplyRun } from './reply-loop';
+import {
+  type AgentCore,
+  type AgentInput,
+  calibratedCount,
+  driveRun,
+  normalizeInput,
+  ReplyRun,
+} from './reply-loop';
 import { isStandardSchema } from './standard-schema';
 import { type AgentState, createAgentState, parseAgentState } from './state';
 import { TokenCounter } from './token-count';
@@ -120,13 +128,14 @@ export class Agent {
       name: options.name,
       systemPrompt: options.systemPrompt ?? '',
       model: options.model,
-      fallbackModel: options.fallbackModel,
+      models: options.fallbackModel ? [options.model, options.fallbackModel] : [options.model],
       tools,
       toolOwners,
       plugins,
       driver: new HookDriver(plugins),
       state,
       counter: new TokenCounter(options.model),
+      tokens: { calibrate: false, epoch: 0, last: undefined },
       maxIters,
       retry: { maxRetries: 2, initialDelayMs: 500, maxDelayMs: 10_000, ...options.modelRetry },
       logger,
@@ -172,11 +181,19 @@ export class Agent {
     return this.running;
   }
 
+  /** The logger the agent and its plugins report to. */
+  get logger(): Logger {
+    return this.core.logger;
+  }
+
   /**
-   * Tokens of the next model request as the agent would send it now (system prompt, summary, context,
-   * the agent's and plugins' tools), counted incrementally with the model's counter or core's estimate.
+   * Counts tokens with the agent's counter (the model's `countTokens` or core's estimate, cached per
+   * message). Without `input`: the next model request as the agent would send it now (system prompt,
+   * summary, context, the agent's and plugins' tools), anchored on the input tokens the provider reported
+   * for the last request when the context has not been replaced since.
    */
-  countTokens(): number {
+  countTokens(input?: TokenCountInput): number {
+    if (input) return this.core.counter.count(input);
     const { summary, context } = this.core.state;
     const summaryMsgs =
       summary === '' || (Array.isArray(summary) && summary.length === 0)
@@ -187,13 +204,21 @@ export class Agent {
       description: t.description,
       inputSchema: toolJsonSchema(t),
     }));
-    return this.core.counter.count({
+    return calibratedCount(this.core, {
       systemPrompt: this.core.systemPrompt,
       messages: [...summaryMsgs, ...context],
       tools: this.toolSchemas,
     });
   }
   private toolSchemas: ToolSchema[] | undefined;
+
+  /**
+   * Streams one model call outside a reply (a summary, a classification) with the agent's retries and
+   * fallback model. Inside hooks use `ctx.streamModel`, which also stops when the reply is interrupted.
+   */
+  streamModel(request: Omit<ModelRequest, 'signal'> & { signal?: AbortSignal }): AsyncGenerator<ModelChunk> {
+    return streamModel(this.core, { ...request, signal: request.signal ?? new AbortController().signal });
+  }
 
   /** The tools of the agent and its plugins (reply-scoped tools are not listed). */
   get tools(): readonly Tool[] {

@@ -1,4 +1,3 @@
-import type { ModelRetryOptions } from './agent-options';
 import type {
   DataBlock,
   HintBlock,
@@ -10,8 +9,6 @@ import type {
 import type { Capabilities } from './capabilities';
 import { classifyError, type ErrorInfo } from './error-info';
 import { InvalidInputError, ReplyPausedError, ResumeMismatchError } from './errors/input-errors';
-import { AgentkitError } from './errors/agentkit-error';
-import type { ModelError } from './errors/model-error';
 import { PluginHookError } from './errors/plugin-hook-error';
 import type { AgentEvent, ExternalExecutionResultEvent, InputEvent, UserConfirmResultEvent } from './events';
 import { isInputEvent } from './events';
@@ -34,6 +31,7 @@ import type {
   ToolDecision,
 } from './plugin';
 import { ModelStream } from './model-stream';
+import { openModelStream, streamModel, type ModelPlan } from './open-model-stream';
 import { applyEvent } from './replay-events';
 import type { AgentState } from './state';
 import type { TokenCounter } from './token-count';
@@ -44,19 +42,19 @@ import { parseToolInput, toolJsonSchema } from './tool-input';
 export type AgentInput = Msg | readonly Msg[] | string | InputEvent | null | undefined;
 
 /** The parts of an agent a reply run needs. */
-export interface AgentCore {
+export interface AgentCore extends ModelPlan {
   name: string;
   systemPrompt: string;
   model: ChatModel;
-  fallbackModel: ChatModel | undefined;
   tools: ReadonlyMap<string, Tool>;
   toolOwners: ReadonlyMap<string, Plugin<any>>;
   plugins: readonly Plugin<any>[];
   driver: HookDriver;
   state: AgentState;
   counter: TokenCounter;
+  /** Calibration of token counts by what the provider reported for the last request. */
+  tokens: TokenCalibration;
   maxIters: number;
-  retry: Required<ModelRetryOptions>;
   logger: Logger;
   capabilities: Partial<Capabilities>;
 }
@@ -387,9 +385,12 @@ export class ReplyRun {
       createdAt: now(),
     });
     const stream = new ModelStream(this.msg, (e) => this.apply(e));
+    // Only once someone counts tokens is the estimate of each request kept, to calibrate later counts.
+    const tokens = this.core.tokens;
+    const estimate = tokens.calibrate ? this.core.counter.count(request) : 0;
     let interrupted = false;
     try {
-      const opened = await this.openStream(request);
+      const opened = await openModelStream(this.core, request);
       if (!opened.first.done) {
         stream.handle(opened.first.value);
         if (stream.out.length) yield* drain(stream.out);
@@ -416,48 +417,10 @@ export class ReplyRun {
       createdAt: now(),
     });
     if (interrupted) return 'interrupted';
+    if (tokens.calibrate && stream.usage.inputTokens > 0)
+      tokens.last = { epoch: tokens.epoch, estimate, reported: stream.usage.inputTokens };
     this.finalCandidate = !stream.sawToolCall && stream.sawText;
     return 'done';
-  }
-
-  /**
-   * Opens a model stream and reads its first chunk, retrying retryable failures (honouring
-   * `retry-after`) and then the fallback model. Failures after the first chunk are not retried: output
-   * has been streamed already.
-   */
-  private async openStream(
-    request: ModelRequest,
-  ): Promise<{ iterator: AsyncIterator<ModelChunk>; first: IteratorResult<ModelChunk> }> {
-    const models = this.core.fallbackModel ? [this.core.model, this.core.fallbackModel] : [this.core.model];
-    const { maxRetries, initialDelayMs, maxDelayMs } = this.core.retry;
-    let lastError: unknown;
-    for (const model of models) {
-      for (let attempt = 0; attempt <= maxRetries; attempt++) {
-        try {
-          const iterator = model.stream(request)[Symbol.asyncIterator]();
-          return { iterator, first: await iterator.next() };
-        } catch (error) {
-          if (isAbort(error, this.signal)) throw error;
-          lastError = error;
-          const retryable =
-            AgentkitError.isInstance(error) && error.code === 'MODEL'
-              ? (error as ModelError).retryable
-              : classifyError(error).type === 'connection';
-          if (!retryable) break;
-          if (attempt < maxRetries) {
-            const retryAfter = (error as Partial<ModelError>).retryAfterMs;
-            await sleep(Math.min(maxDelayMs, retryAfter ?? initialDelayMs * 2 ** attempt), this.signal);
-          }
-        }
-      }
-    }
-    throw lastError;
-  }
-
-  /** A model call for plugins (summaries…), with the agent's retries and fallback. */
-  async *streamWithRetry(request: ModelRequest): AsyncGenerator<ModelChunk> {
-    const { iterator, first } = await this.openStream(request);
-    for (let r = first; !r.done; r = await iterator.next()) yield r.value;
   }
 
   // ── acting ───────────────────────────────────────────────────────────────────────────────────
@@ -962,6 +925,7 @@ export class ReplyRun {
         state.summary = summary;
         state.context = context;
         run.revision++;
+        core.tokens.epoch++;
         const reply = context.find((m) => m.id === run.msg.id);
         if (reply) run.msg = reply;
         else {
@@ -976,11 +940,15 @@ export class ReplyRun {
           state.context.push(run.msg);
         }
       },
-      streamModel: (request) => run.streamWithRetry({ ...request, signal: request.signal ?? run.signal }),
+      streamModel: (request) => streamModel(core, { ...request, signal: request.signal ?? run.signal }),
       countTokens: (input?: TokenCountInput) =>
-        core.counter.count(
-          input ?? { systemPrompt: core.systemPrompt, messages: run.buildMessages(), tools: run.schemas() },
-        ),
+        input
+          ? core.counter.count(input)
+          : calibratedCount(core, {
+              systemPrompt: core.systemPrompt,
+              messages: run.buildMessages(),
+              tools: run.schemas(),
+            }),
       capability: (name) => core.capabilities[name],
       get tools() {
         return [...run.tools.values()];
@@ -1022,21 +990,6 @@ function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
         reject(e);
       },
     );
-  });
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
   });
 }
 
@@ -1115,4 +1068,26 @@ export async function* driveRun(
     await gen?.return(null).catch(() => {});
     options.onEnd?.();
   }
+}
+
+/**
+ * The model's last reported input tokens, next to core's estimate of that same request. `epoch` changes
+ * whenever the context is replaced (compression), which makes an older report useless.
+ */
+export interface TokenCalibration {
+  calibrate: boolean;
+  epoch: number;
+  last: { epoch: number; estimate: number; reported: number } | undefined;
+}
+
+/**
+ * Counts the next request: the provider's last reported input tokens plus the estimate of what was added
+ * since (more exact than estimating everything), or the plain estimate when there is no usable report.
+ */
+export function calibratedCount(core: Pick<AgentCore, 'counter' | 'tokens'>, input: TokenCountInput): number {
+  core.tokens.calibrate = true;
+  const estimate = core.counter.count(input);
+  const last = core.tokens.last;
+  if (!last || last.epoch !== core.tokens.epoch) return estimate;
+  return Math.max(0, last.reported + estimate - last.estimate);
 }

@@ -43,3 +43,50 @@ describe('token counting', () => {
     expect(counter.countMsg(msg)).toBeGreaterThan(before + 90);
   });
 });
+
+describe('token counting anchored on reported usage', () => {
+  it('should use the last reported input tokens plus the estimate of what was added, until the context is replaced', async () => {
+    const { Agent } = await import('./agent');
+    const { ScriptedModel, textChunks, toolCallChunk, usageChunk } = await import('./testing/scripted-model');
+    const { defineTool } = await import('./tool');
+    const counts: number[] = [];
+    const estimates: number[] = [];
+    let replace = false;
+    const tool = defineTool({
+      name: 't',
+      description: 'd',
+      inputSchema: { type: 'object' },
+      execute: () => 'x'.repeat(400),
+    });
+    const model = new ScriptedModel([
+      [toolCallChunk('t', {}), usageChunk({ inputTokens: 1000 })],
+      [toolCallChunk('t', {}), usageChunk({ inputTokens: 1200 })],
+      [...textChunks('done'), usageChunk({ inputTokens: 1300 })],
+    ]);
+    const agent = new Agent({
+      name: 'a',
+      model,
+      tools: [tool],
+      plugins: [
+        {
+          name: 'meter',
+          hooks: {
+            beforeInference: ({ ctx, request }) => {
+              if (replace) ctx.replaceContext({ summary: '', context: [...ctx.state.context] });
+              counts.push(ctx.countTokens());
+              estimates.push(ctx.countTokens(request));
+              replace = counts.length === 2;
+            },
+          },
+        },
+      ],
+    });
+    await agent.reply('go');
+    // First call: nothing reported yet → the estimate.
+    expect(counts[0]).toBe(estimates[0]);
+    // Second call: 1000 reported for the first request + the estimate of the tool round added since.
+    expect(counts[1]).toBe(1000 + estimates[1]! - estimates[0]!);
+    // Third call: the context was replaced before counting → back to the plain estimate.
+    expect(counts[2]).toBe(estimates[2]);
+  });
+});

@@ -1,0 +1,70 @@
+import type { ModelRetryOptions } from './agent-options';
+import { classifyError } from './error-info';
+import { AgentkitError } from './errors/agentkit-error';
+import type { ModelError } from './errors/model-error';
+import type { ChatModel, ModelChunk, ModelRequest } from './model';
+
+/** Models to try in order, and how to retry each. */
+export interface ModelPlan {
+  models: readonly ChatModel[];
+  retry: Required<ModelRetryOptions>;
+}
+
+/** An opened model stream whose first chunk has been read. */
+export interface OpenedStream {
+  iterator: AsyncIterator<ModelChunk>;
+  first: IteratorResult<ModelChunk>;
+}
+
+/**
+ * Opens a model stream and reads its first chunk, retrying retryable failures (honouring a provider's
+ * `retry-after`, else exponential backoff) and then the next model of the plan. Failures after the first
+ * chunk are not retried here: output has been streamed already. Aborts are never retried.
+ */
+export async function openModelStream(plan: ModelPlan, request: ModelRequest): Promise<OpenedStream> {
+  const { maxRetries, initialDelayMs, maxDelayMs } = plan.retry;
+  let lastError: unknown;
+  for (const model of plan.models) {
+    for (let attempt = 0; attempt <= maxRetries; attempt++) {
+      try {
+        const iterator = model.stream(request)[Symbol.asyncIterator]();
+        return { iterator, first: await iterator.next() };
+      } catch (error) {
+        if (request.signal.aborted) throw error;
+        lastError = error;
+        const retryable =
+          AgentkitError.isInstance(error) && error.code === 'MODEL'
+            ? (error as ModelError).retryable
+            : classifyError(error).type === 'connection';
+        if (!retryable) break;
+        if (attempt < maxRetries) {
+          const retryAfter = (error as Partial<ModelError>).retryAfterMs;
+          await sleep(Math.min(maxDelayMs, retryAfter ?? initialDelayMs * 2 ** attempt), request.signal);
+        }
+      }
+    }
+  }
+  throw lastError;
+}
+
+/** Streams a whole model call through {@link openModelStream}'s retries and fallbacks. */
+export async function* streamModel(plan: ModelPlan, request: ModelRequest): AsyncGenerator<ModelChunk> {
+  const { iterator, first } = await openModelStream(plan, request);
+  for (let r = first; !r.done; r = await iterator.next()) yield r.value;
+}
+
+/** Waits `ms`, rejecting with the signal's reason when it aborts first. */
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
