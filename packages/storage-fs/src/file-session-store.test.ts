@@ -125,6 +125,11 @@ describe('FileSessionStore files', () => {
     await expectDataError(store.getSession('u', 'a', 's'), /another session/);
     await writeFile(file, JSON.stringify({ record: { ...head, version: 0 }, state: good }, null, 2));
     await expectDataError(store.getSession('u', 'a', 's'), /version 0/);
+    // JSON files keep the version as a number; text (which core accepts from text-only stores) is corrupt here.
+    await writeFile(file, JSON.stringify({ record: { ...head, version: '1' }, state: good }));
+    await expectDataError(store.getSession('u', 'a', 's'), /version "1" is not a number/);
+    await writeFile(file, JSON.stringify({ record: { ...head, updatedAt: 'soon' }, state: good }));
+    await expectDataError(store.listSessions('u', 'a'), /updatedAt "soon" is not a timestamp/);
     // A hand-edited (pretty-printed) but valid file still loads.
     await writeFile(file, JSON.stringify({ record: head, state: good }, null, 2));
     expect((await store.getSession('u', 'a', 's'))?.state).toEqual(good);
