@@ -1,11 +1,10 @@
 import {
-  type AgentState,
+  type Agent,
   type ChatModel,
   type CompressionCapability,
   ConfigError,
   type DataBlock,
   type HintBlock,
-  type Logger,
   type Msg,
   newId,
   type Plugin,
@@ -33,19 +32,18 @@ export interface ContextPluginOptions extends ContextConfig {
 }
 
 /** What `compress` needs of an agent (an `Agent` from `@agentkit/core` fits). */
-export interface CompressibleAgent {
-  readonly name: string;
-  readonly model: ChatModel;
-  readonly systemPrompt: string;
-  /** The live state. */
-  readonly state: AgentState;
-  /** The agent's tools (their schemas count towards the input). */
-  readonly tools: readonly Tool[];
-  /** True while a reply runs: a manual compression is refused then. */
-  readonly isReplying: boolean;
-  /** Tokens of the next model request as the agent would send it now (counted incrementally). */
-  countTokens(): number;
-}
+export type CompressibleAgent = Pick<
+  Agent,
+  | 'name'
+  | 'model'
+  | 'systemPrompt'
+  | 'state'
+  | 'tools'
+  | 'isReplying'
+  | 'countTokens'
+  | 'streamModel'
+  | 'logger'
+>;
 
 /** Options of a manual compression. */
 export interface CompressContextOptions {
@@ -128,10 +126,8 @@ export function contextPlugin(options: ContextPluginOptions = {}): ContextPlugin
     triggerRatio: compression.triggerRatio,
     contextBufferRatio: compression.contextBufferRatio,
   });
-  // Per model: the agent's logger (from setup, for manual compressions) and a token counter for counts
-  // outside the kernel's requests (manual compressions, tool results). Weak, so agents built per request
-  // do not leak.
-  const loggers = new WeakMap<ChatModel, Logger>();
+  // Per model: a token counter for tool results (outside the kernel's requests). Weak, so agents built
+  // per request do not leak.
   const counters = new WeakMap<ChatModel, TokenCounter>();
   const counterFor = (model: ChatModel) => {
     let counter = counters.get(model);
@@ -210,7 +206,6 @@ export function contextPlugin(options: ContextPluginOptions = {}): ContextPlugin
           `@agentkit/context needs the model's contextSize (a positive number); '${ctx.model.name}' reports ${String(size)}.`,
           { field: 'model.contextSize' },
         );
-      loggers.set(ctx.model, ctx.logger);
     },
     hooks: {
       async beforeInference({ ctx, request }) {
@@ -249,7 +244,6 @@ export function contextPlugin(options: ContextPluginOptions = {}): ContextPlugin
     async compress(agent, opts = {}) {
       if (agent.isReplying) throw new ContextBusyError(agent.name);
       const config = resolveContextConfig(opts.config, effective());
-      const counter = counterFor(agent.model);
       const state = agent.state;
       return runCompression(
         {
@@ -260,16 +254,14 @@ export function contextPlugin(options: ContextPluginOptions = {}): ContextPlugin
           agentName: agent.name,
           config,
           offloader,
-          countTokens: (input) => counter.count(input),
+          countTokens: (input) => agent.countTokens(input),
           replaceContext: ({ summary, context }) => {
             state.summary = summary;
             state.context = context;
           },
-          // WORKAROUND(kernel): outside a reply there is no plugin context, so the summary call goes to the
-          // model directly (no retries, no fallback model).
-          streamModel: (request) => agent.model.stream(request),
+          streamModel: (request) => agent.streamModel(request),
           signal: opts.signal,
-          logger: loggers.get(agent.model) ?? console,
+          logger: agent.logger,
           hintSource: CONTEXT_PLUGIN_NAME,
         },
         { instructions: opts.instructions, currentTokens: () => agent.countTokens() },

@@ -135,7 +135,7 @@ export class Agent {
       driver: new HookDriver(plugins),
       state,
       counter: new TokenCounter(options.model),
-      tokens: { calibrate: false, epoch: 0, last: undefined },
+      tokens: { calibrate: false, last: undefined },
       maxIters,
       retry: { maxRetries: 2, initialDelayMs: 500, maxDelayMs: 10_000, ...options.modelRetry },
       logger,

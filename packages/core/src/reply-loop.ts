@@ -418,7 +418,12 @@ export class ReplyRun {
     });
     if (interrupted) return 'interrupted';
     if (tokens.calibrate && stream.usage.inputTokens > 0)
-      tokens.last = { epoch: tokens.epoch, estimate, reported: stream.usage.inputTokens };
+      tokens.last = {
+        context: this.state.context,
+        summary: this.state.summary,
+        estimate,
+        reported: stream.usage.inputTokens,
+      };
     this.finalCandidate = !stream.sawToolCall && stream.sawText;
     return 'done';
   }
@@ -925,7 +930,6 @@ export class ReplyRun {
         state.summary = summary;
         state.context = context;
         run.revision++;
-        core.tokens.epoch++;
         const reply = context.find((m) => m.id === run.msg.id);
         if (reply) run.msg = reply;
         else {
@@ -1071,23 +1075,26 @@ export async function* driveRun(
 }
 
 /**
- * The model's last reported input tokens, next to core's estimate of that same request. `epoch` changes
- * whenever the context is replaced (compression), which makes an older report useless.
+ * The model's last reported input tokens, next to core's estimate of that same request and the context
+ * it was made from. A replaced context (compression, or anyone assigning `state.context`) makes the
+ * report useless.
  */
 export interface TokenCalibration {
   calibrate: boolean;
-  epoch: number;
-  last: { epoch: number; estimate: number; reported: number } | undefined;
+  last: { context: Msg[]; summary: AgentState['summary']; estimate: number; reported: number } | undefined;
 }
 
 /**
  * Counts the next request: the provider's last reported input tokens plus the estimate of what was added
  * since (more exact than estimating everything), or the plain estimate when there is no usable report.
  */
-export function calibratedCount(core: Pick<AgentCore, 'counter' | 'tokens'>, input: TokenCountInput): number {
+export function calibratedCount(
+  core: Pick<AgentCore, 'counter' | 'tokens' | 'state'>,
+  input: TokenCountInput,
+): number {
   core.tokens.calibrate = true;
   const estimate = core.counter.count(input);
   const last = core.tokens.last;
-  if (!last || last.epoch !== core.tokens.epoch) return estimate;
+  if (!last || last.context !== core.state.context || last.summary !== core.state.summary) return estimate;
   return Math.max(0, last.reported + estimate - last.estimate);
 }
