@@ -10,8 +10,9 @@ export interface ModelChoice {
   description: string;
 }
 
-/** Default model names when `OPENAI_MODEL` / `GEMINI_MODEL` are not set. */
+/** The OpenAI model when `OPENAI_MODEL` is not set. */
 export const DEFAULT_OPENAI_MODEL = 'gpt-4.1-mini';
+/** The Gemini model when `GEMINI_MODEL` is not set. */
 export const DEFAULT_GEMINI_MODEL = 'gemini-2.5-flash';
 
 /**
