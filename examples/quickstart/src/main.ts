@@ -78,8 +78,6 @@ if (paused) {
   process.exitCode = code;
   if (code === 0) {
     transcript.line();
-    transcript.line(
-      `Done. Look at ${paths.sandbox} (summary.md) and the saved session; run it again to start over.`,
-    );
+    transcript.line(`Done. The sandbox is ${paths.sandbox}; run the demo again to start over.`);
   }
 }
