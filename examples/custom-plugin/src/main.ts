@@ -51,7 +51,7 @@ for (const question of ['What is a token budget?', 'Compare LLM prices.', 'And o
     if (!('type' in item)) {
       const { spent, replies } = readTokenBudget(agent.state);
       console.log(
-        `  ${item.finishedReason === 'completed' ? '✓' : '✗'} ${getText(item) ?? item.error?.message}`,
+        `  ${item.finishedReason === 'completed' ? '✓' : '✗'} ${getText(item) ?? `(ended: ${item.finishedReason})`}`,
       );
       console.log(`  budget: ${spent} of 2500 tokens spent after ${replies} replies`);
       continue;

@@ -124,7 +124,7 @@ describe('tokenBudget', () => {
     expect(readTokenBudget(agent.state)).toEqual({ spent: 1140, replies: 1 });
   });
 
-  it('should end the reply with an error when the model keeps calling tools after its final call', async () => {
+  it('should stop the reply as a limit reached when the model keeps calling tools after its final call', async () => {
     const log: string[] = [];
     const model = new ScriptedModel([searching('a', 1200), searching('b', 10), searching('c', 10)]);
     const agent = new Agent({
@@ -133,10 +133,13 @@ describe('tokenBudget', () => {
       tools: [searchTool(log)],
       plugins: [tokenBudget({ limit: 1000 })],
     });
-    const msg = await agent.reply('go');
-    expect(msg.finishedReason).toBe('error');
-    expect(msg.error?.message).toMatch(
-      /token budget is spent \(1210 of 1000 tokens\).*still asked for tools/,
+    const events: AgentEvent[] = [];
+    for await (const e of agent.replyStream('go')) events.push(e as AgentEvent);
+    const msg = agent.state.context.at(-1)!;
+    expect(msg.finishedReason).toBe('exceed_max_iters');
+    expect(msg.error).toBeNull();
+    expect(events.filter((e) => e.type === 'CUSTOM').map((e) => (e as { name: string }).name)).toContain(
+      'token-budget.stopped',
     );
     expect(model.callCount).toBe(2);
     expect(log).toEqual([]); // the first response alone passed the limit: its call was denied too
@@ -149,8 +152,8 @@ describe('tokenBudget', () => {
     const agent = new Agent({ name: 'a', model, plugins: [tokenBudget({ limit: 1000 })] });
     expect((await agent.reply('first')).finishedReason).toBe('completed');
     const second = await agent.reply('second');
-    expect(second.finishedReason).toBe('error');
-    expect(second.error?.message).toContain('refused before calling the model');
+    expect(second.finishedReason).toBe('exceed_max_iters');
+    expect(second.error).toBeNull();
     expect(model.callCount).toBe(1);
     expect(readTokenBudget(agent.state)).toEqual({ spent: 1500, replies: 2 });
   });

@@ -1,5 +1,4 @@
 import { type AgentState, definePlugin, type Plugin, type PluginContext, type Usage } from '@agentkit/core';
-import { TokenBudgetExceededError } from './token-budget-exceeded-error';
 import { resolveTokenBudgetOptions, type TokenBudgetOptions } from './token-budget-options';
 import {
   emptyTokenBudgetState,
@@ -101,19 +100,22 @@ export function tokenBudget(options: TokenBudgetOptions): Plugin<TokenBudgetStat
     hooks: {
       beforeReply({ ctx, input }) {
         const spent = spentBefore(ctx);
-        if (input.kind !== 'resume' && spent >= limit)
-          throw new TokenBudgetExceededError(spent, limit, 'the reply was refused before calling the model.');
+        if (input.kind !== 'resume' && spent >= limit) {
+          // A limit reached, not a failure: the reply ends before any model call.
+          ctx.emit('token-budget.refused', { spent, limit });
+          ctx.finishReply({ reason: 'exceed_max_iters' });
+        }
       },
       beforeInference({ ctx, request }) {
         const spent = spentNow(ctx);
         const data = replyData(ctx);
         if (spent >= limit) {
-          if (data.wrapUp)
-            throw new TokenBudgetExceededError(
-              spent,
-              limit,
-              'the model still asked for tools after its final call; the reply was stopped.',
-            );
+          if (data.wrapUp) {
+            // The model still asked for tools after its final call: stop here.
+            ctx.emit('token-budget.stopped', { spent, limit });
+            ctx.finishReply({ reason: 'exceed_max_iters' });
+            return;
+          }
           ctx.setReplyData({ ...data, wrapUp: true });
           ctx.addHint(exhaustedHint(spent, limit));
           ctx.emit('token-budget.exceeded', { spent, limit });

@@ -319,4 +319,20 @@ describe('plugins and hooks', () => {
     });
     expect(seen).toEqual([{ flavour: 'mint' }, { flavour: 'mint' }]);
   });
+
+  it('should let a hook end the reply before the next model call with a limit reason', async () => {
+    const model = new ScriptedModel([[toolCallChunk('echo', { text: 'x' }, 'c1')], textChunks('never sent')]);
+    let calls = 0;
+    const guard: Plugin = {
+      name: 'guard',
+      hooks: {
+        beforeInference: ({ ctx }) => void (++calls === 2 && ctx.finishReply({ reason: 'exceed_max_iters' })),
+      },
+    };
+    const agent = new Agent({ name: 'a', model, tools: [echo], plugins: [guard] });
+    const evs = await events(agent, 'go');
+    expect(model.callCount).toBe(1);
+    expect(evs.at(-1)).toMatchObject({ type: 'REPLY_END', finishedReason: 'exceed_max_iters', error: null });
+    expect(agent.state.context.at(-1)!.finishedReason).toBe('exceed_max_iters');
+  });
 });

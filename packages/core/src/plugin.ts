@@ -88,6 +88,12 @@ export interface PluginContext {
    * `source` defaults to the plugin's name.
    */
   addHint(hint: HintBlock['hint'], options?: { source?: string | null; emit?: boolean }): HintBlock;
+  /**
+   * Ends the reply before its next model call (a budget guard, a plugin that has what it needs), with
+   * `completed` (default) or `exceed_max_iters` for a limit reached. Tool calls already being executed
+   * finish first; a paused reply still waits for its answers.
+   */
+  finishReply(result?: { reason?: 'completed' | 'exceed_max_iters'; structuredOutput?: unknown }): void;
   /** Emits a `CUSTOM` event. */
   emit(name: string, value: JSONObject): void;
   /** Replaces the summary and context (compression). Counts are invalidated. */

@@ -282,7 +282,7 @@ export class ReplyRun {
         continue;
       }
       if (awaiting.length) return yield* this.pause(awaiting);
-      if (reply.finish) return yield* this.end('completed');
+      if (reply.finish) return yield* this.end(reply.finish.reason ?? 'completed');
       if (this.finalCandidate || reply.iteration >= this.core.maxIters) {
         // A final answer after the limit (a plugin kept the reply going) still ends exceed_max_iters.
         const reason =
@@ -371,6 +371,7 @@ export class ReplyRun {
         request = { ...request, messages: this.buildMessages() };
       if (this.pending.length) yield* this.flush();
     }
+    if (this.state.reply!.finish) return 'done'; // a hook ended the reply: no model call
     return yield* this.callModel({ ...request, signal: this.signal });
   }
 
@@ -923,6 +924,12 @@ export class ReplyRun {
           options?.source === undefined ? plugin.name : options.source,
           options?.emit !== false,
         ),
+      finishReply: (result) => {
+        state.reply!.finish = {
+          structuredOutput: (result?.structuredOutput ?? null) as JSONValue,
+          ...(result?.reason ? { reason: result.reason } : {}),
+        };
+      },
       emit: (name, value) => {
         run.pending.push({ type: 'CUSTOM', replyId: run.msg.id, name, value });
       },

@@ -20,8 +20,11 @@ export interface ReplyPosition {
   iteration: number;
   /** Per-reply data of plugins, by plugin name (e.g. a structured-output schema). Reset for each reply. */
   data: Record<string, JSONValue>;
-  /** Set when a tool asked to end the reply after its round (`ctx.finishReply`). */
-  finish: { structuredOutput: JSONValue } | null;
+  /**
+   * Set when a tool or plugin asked to end the reply (`finishReply`): it ends before the next model call,
+   * with this reason (default `completed`) and structured output.
+   */
+  finish: { structuredOutput: JSONValue; reason?: 'completed' | 'exceed_max_iters' } | null;
 }
 
 /** Rules deciding about tool calls before tools' own defaults. Confirmations with rules add to `allow`. */
