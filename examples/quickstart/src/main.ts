@@ -4,8 +4,8 @@
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { createAgentState } from '@agentkit/core';
-import { askingCalls } from './asking-calls';
+import { awaitingToolCalls, createAgentState } from '@agentkit/core';
+
 import { buildDemoAgent } from './build-demo-agent';
 import { chooseModel } from './choose-model';
 import { demoPaths, SESSION_KEY } from './demo-paths';
@@ -43,7 +43,7 @@ try {
     metadata: { title: 'agentkit quickstart' },
     expectedVersion: 0,
   });
-  paused = askingCalls(agent.state).length > 0;
+  paused = awaitingToolCalls(agent.state).filter((c) => c.state === 'asking').length > 0;
   transcript.line();
   transcript.line(
     `💾 saved session '${sessionId}' (version ${saved.version}) — the reply is ${paused ? 'paused, waiting for a confirmation' : `over (${msg?.finishedReason})`}`,

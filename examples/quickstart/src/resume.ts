@@ -2,8 +2,8 @@
  * The quickstart demo, process 2: loads the session process 1 saved, answers the confirmation (asks on a
  * TTY, approves automatically otherwise or with `AUTO_APPROVE=1`), finishes the reply and saves it.
  */
-import { userConfirmResult, type ConfirmResult } from '@agentkit/core';
-import { askingCalls } from './asking-calls';
+import { awaitingToolCalls, userConfirmResult, type ConfirmResult } from '@agentkit/core';
+
 import { buildDemoAgent } from './build-demo-agent';
 import { chooseModel } from './choose-model';
 import { confirmCall, confirmMode } from './confirm-call';
@@ -37,7 +37,11 @@ try {
     const mode = confirmMode();
     let version = record.version;
     // A real model may ask again after the first answer: keep answering until the reply ends.
-    for (let waiting = askingCalls(agent.state); waiting.length > 0; waiting = askingCalls(agent.state)) {
+    for (
+      let waiting = awaitingToolCalls(agent.state).filter((c) => c.state === 'asking');
+      waiting.length > 0;
+      waiting = awaitingToolCalls(agent.state).filter((c) => c.state === 'asking')
+    ) {
       const answers: ConfirmResult[] = [];
       for (const call of waiting) answers.push(await confirmCall(call, mode, transcript));
       transcript.line();

@@ -1,4 +1,5 @@
 export { Agent, type ReplyStreamOptions, type AgentInput } from './agent';
+export { awaitingToolCalls } from './reply-loop';
 export type { AgentOptions, ModelRetryOptions } from './agent-options';
 export type {
   Base64Source,

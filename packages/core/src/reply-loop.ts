@@ -129,6 +129,16 @@ function resultOf(msg: Msg, id: string): ToolResultBlock | undefined {
   return undefined;
 }
 
+/**
+ * The tool calls a paused reply waits for: `asking` (needs the user's confirmation) and `submitted`
+ * (needs an external result). Empty when the agent is not paused.
+ * @example
+ * for (const call of awaitingToolCalls(agent.state)) if (call.state === 'asking') askUser(call);
+ */
+export function awaitingToolCalls(state: AgentState): ToolCallBlock[] {
+  return awaitingCalls(findReplyMsg(state));
+}
+
 /** Calls the paused reply waits for: asking ones, and submitted ones without a final result. */
 export function awaitingCalls(msg: Msg | undefined): ToolCallBlock[] {
   if (!msg) return [];
