@@ -5,7 +5,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus, platform, release, totalmem } from 'node:os';
+import { cpus, loadavg, platform, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 import type { Job } from './child';
 import { importTimes, installedBytes, packedBytes } from './s5-footprint';
@@ -14,6 +14,7 @@ import { type Summary, summarize } from './stats';
 import { PEERS, SUBJECTS, type SubjectId } from './subjects/index';
 
 const args = process.argv.slice(2);
+const reportOnly = args.includes('--report');
 const quick = args.includes('--quick');
 const only = args
   .find((a) => a.startsWith('--only='))
@@ -21,7 +22,7 @@ const only = args
   .split(',');
 const wants = (id: string) => !only || only.includes(id);
 
-const config = quick
+let config = quick
   ? {
       s1Rounds: 1,
       ks: [3, 10],
@@ -78,73 +79,85 @@ async function interleaved(
   return out;
 }
 
-const results: Results = {};
-const extra: Record<string, Record<string, number | string>> = {};
-
-if (wants('S1'))
-  for (const k of config.ks) {
+const RAW = join(BENCH_DIR, 'results.json');
+let results: Results = {};
+let extra: Record<string, Record<string, number | string>> = {};
+let date = new Date().toISOString();
+let durationS = 0;
+let load = [loadavg()[0]!];
+if (reportOnly) {
+  // Regenerate RESULTS.md from the last full run's raw numbers (e.g. after editing FINDINGS.md).
+  ({ results, extra, date, durationS, config, load } = JSON.parse(readFileSync(RAW, 'utf8')));
+} else {
+  if (wants('S1'))
+    for (const k of config.ks) {
+      const r = await interleaved(
+        `S1 K=${k}`,
+        config.s1Rounds,
+        SUBJECTS,
+        (subject) => ({ scenario: 'S1', subject, k, reps: config.s1Reps, warmup: config.s1Reps }),
+        ['usPerIter'],
+      );
+      results[`S1.k${k}`] = r.usPerIter!;
+    }
+  if (wants('S2')) {
     const r = await interleaved(
-      `S1 K=${k}`,
-      config.s1Rounds,
+      'S2',
+      config.s2Rounds,
       SUBJECTS,
-      (subject) => ({ scenario: 'S1', subject, k, reps: config.s1Reps, warmup: config.s1Reps }),
-      ['usPerIter'],
+      (subject) => ({ scenario: 'S2', subject, turns: config.s2Turns, warmupTurns: 30 }),
+      ['earlyUs', 'lateUs', 'growth', 'heapMB'],
     );
-    results[`S1.k${k}`] = r.usPerIter!;
+    for (const [f, v] of Object.entries(r)) results[`S2.${f}`] = v;
   }
-if (wants('S2')) {
-  const r = await interleaved(
-    'S2',
-    config.s2Rounds,
-    SUBJECTS,
-    (subject) => ({ scenario: 'S2', subject, turns: config.s2Turns, warmupTurns: 30 }),
-    ['earlyUs', 'lateUs', 'growth', 'heapMB'],
-  );
-  for (const [f, v] of Object.entries(r)) results[`S2.${f}`] = v;
-}
-if (wants('S3')) {
-  const r = await interleaved(
-    'S3',
-    config.s3Rounds,
-    SUBJECTS,
-    (subject) => ({ scenario: 'S3', subject, deltas: config.s3Deltas, reps: 3 }),
-    ['deltasPerSec'],
-  );
-  results['S3.deltasPerSec'] = r.deltasPerSec!;
-}
-if (wants('S4')) {
-  const r = await interleaved(
-    'S4',
-    config.s4Rounds,
-    SUBJECTS.filter((s) => s !== 'agentkit+plugins'),
-    (subject) => ({ scenario: 'S4', subject, sessions: config.s4Sessions, turns: 10 }),
-    ['kBPerSession', 'messages'],
-  );
-  results['S4.kBPerSession'] = r.kBPerSession!;
-  results['S4.messages'] = r.messages!;
-}
-if (wants('S5')) {
-  log('S5 import times');
-  results['S5.importMs'] = importTimes(config.s5Rounds);
-  log('S5 installed sizes');
-  const core = packedBytes('core');
-  const adapter = packedBytes('model-openai');
-  extra.S5 = {
-    agentkit: core + adapter,
-    agentkitCore: core,
-    agentkitAdapter: adapter,
-    'ai-sdk': installedBytes(['ai']).bytes,
-    'openai-agents': installedBytes(['@openai/agents']).bytes,
-    langgraph: installedBytes(['@langchain/langgraph', '@langchain/core']).bytes,
-  };
-}
-if (wants('S7')) {
-  log('S7 redis');
-  extra.S7 = await runChild({ scenario: 'S7', messages: 50, reps: config.s7Reps });
-}
-if (wants('CTX')) {
-  log('plugin scale');
-  extra.CTX = await runChild({ scenario: 'CTX', turns: config.ctxTurns, window: 10 });
+  if (wants('S3')) {
+    const r = await interleaved(
+      'S3',
+      config.s3Rounds,
+      SUBJECTS,
+      (subject) => ({ scenario: 'S3', subject, deltas: config.s3Deltas, reps: 3 }),
+      ['deltasPerSec'],
+    );
+    results['S3.deltasPerSec'] = r.deltasPerSec!;
+  }
+  if (wants('S4')) {
+    const r = await interleaved(
+      'S4',
+      config.s4Rounds,
+      SUBJECTS.filter((s) => s !== 'agentkit+plugins'),
+      (subject) => ({ scenario: 'S4', subject, sessions: config.s4Sessions, turns: 10 }),
+      ['kBPerSession', 'messages'],
+    );
+    results['S4.kBPerSession'] = r.kBPerSession!;
+    results['S4.messages'] = r.messages!;
+  }
+  if (wants('S5')) {
+    log('S5 import times');
+    results['S5.importMs'] = importTimes(config.s5Rounds);
+    log('S5 installed sizes');
+    const core = packedBytes('core');
+    const adapter = packedBytes('model-openai');
+    extra.S5 = {
+      agentkit: core + adapter,
+      agentkitCore: core,
+      agentkitAdapter: adapter,
+      'ai-sdk': installedBytes(['ai']).bytes,
+      'openai-agents': installedBytes(['@openai/agents']).bytes,
+      langgraph: installedBytes(['@langchain/langgraph', '@langchain/core']).bytes,
+    };
+  }
+  if (wants('S7')) {
+    log('S7 redis');
+    extra.S7 = await runChild({ scenario: 'S7', messages: 50, reps: config.s7Reps });
+  }
+  if (wants('CTX')) {
+    log('plugin scale');
+    extra.CTX = await runChild({ scenario: 'CTX', turns: config.ctxTurns, window: 10 });
+  }
+  durationS = Math.round((Date.now() - started) / 1000);
+  load.push(loadavg()[0]!);
+  if (!quick && !only)
+    writeFileSync(RAW, `${JSON.stringify({ date, durationS, load, config, results, extra }, null, 1)}\n`);
 }
 log('done');
 
@@ -410,9 +423,9 @@ const cpu = cpus();
 const header = [
   `# agentkit benchmarks`,
   '',
-  `Generated by \`pnpm bench\` (bench/src/run.ts) on ${new Date().toISOString()}, in ${((Date.now() - started) / 1000).toFixed(0)} s.`,
+  `Generated by \`pnpm bench\` (bench/src/run.ts) on ${date}, in ${durationS} s (raw numbers: bench/results.json).`,
   '',
-  `- Machine: ${cpu[0]?.model ?? '?'} × ${cpu.length}, ${(totalmem() / 2 ** 30).toFixed(0)} GB, ${platform()} ${release()}; Node ${process.version}.`,
+  `- Machine: ${cpu[0]?.model ?? '?'} × ${cpu.length}, ${(totalmem() / 2 ** 30).toFixed(0)} GB, ${platform()} ${release()}; Node ${process.version}${load?.length === 2 ? `; 1-minute load average ${load[0]!.toFixed(1)} at the start and ${load[1]!.toFixed(1)} at the end (the machine was shared with other work)` : ''}.`,
   `- agentkit @ ${commit} (${['core', 'injection', 'context', 'structured-output', 'storage-redis'].map((p) => `@agentkit/${p} ${versionOf(`@agentkit/${p}`)}`).join(', ')}), from the built \`dist\`.`,
   `- Peers: ai ${versionOf('ai')} (Vercel AI SDK), @openai/agents ${versionOf('@openai/agents')}, @langchain/langgraph ${versionOf('@langchain/langgraph')} with @langchain/core ${versionOf('@langchain/core')}; ioredis ${versionOf('ioredis')}, zod ${versionOf('zod')}.`,
   `- Every measurement ran in its own \`node\` process; subjects interleaved round by round (starting subject rotated). Cells show the median over rounds and (min–max); rounds: S1 ${config.s1Rounds}, S2 ${config.s2Rounds}, S3 ${config.s3Rounds}, S4 ${config.s4Rounds}, S5 ${config.s5Rounds}.`,
@@ -436,7 +449,7 @@ const appendix = [methodPath, findingsPath]
 const report = `${header}\n${appendix}\n`;
 
 process.stdout.write(`\n${targetTable}\n\n${sections.join('\n\n')}\n`);
-if (!quick && !only) {
+if ((!quick && !only) || reportOnly) {
   writeFileSync(join(BENCH_DIR, 'RESULTS.md'), report);
   log('wrote bench/RESULTS.md');
 }
