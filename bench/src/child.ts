@@ -8,7 +8,7 @@ import { loadSubject, type SubjectId } from './subjects/index';
 
 /** What the orchestrator asks a child to measure. */
 export type Job =
-  | { scenario: 'S1'; subject: SubjectId; k: number; reps: number; warmup: number }
+  | { scenario: 'S1'; subject: SubjectId; k: number; reps: number; warmup: number; budgetMs?: number }
   | { scenario: 'S2'; subject: SubjectId; turns: number; warmupTurns: number }
   | { scenario: 'S3'; subject: SubjectId; deltas: number; reps: number }
   | { scenario: 'S4'; subject: SubjectId; sessions: number; turns: number }
@@ -29,7 +29,7 @@ async function measure(job: Job): Promise<Record<string, number | string>> {
       const times: number[] = [];
       for (
         let i = 0, start = performance.now();
-        i < job.reps && (i < 5 || performance.now() - start < 2000);
+        i < job.reps && (i < 5 || performance.now() - start < (job.budgetMs ?? 2000));
         i++
       ) {
         const t0 = performance.now();
