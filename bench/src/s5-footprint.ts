@@ -24,20 +24,38 @@ function spawnMs(code: string): number {
   return ms;
 }
 
+/** Milliseconds `await import(…)` of the specifiers takes, measured inside a fresh process. */
+function inProcessMs(specs: string[]): number {
+  const code = `const t = performance.now(); ${specs.map((s) => `await import('${s}');`).join(' ')} process.stdout.write(String(performance.now() - t));`;
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], {
+    cwd: BENCH_DIR,
+    encoding: 'utf8',
+  });
+  if (r.status !== 0) throw new Error(`import failed: ${specs.join(', ')}\n${r.stderr}`);
+  return Number(r.stdout);
+}
+
 /**
- * S5, import: wall time of `node -e "import …"` minus that of `node -e ""`, each in a fresh process,
- * interleaved over `rounds` rounds. Returns, per subject, the ms over bare node of every round.
+ * S5, import, per subject and round, in fresh processes interleaved over `rounds` rounds: the wall time
+ * of `node -e "import …"` minus that of `node -e ""` (noisy on a busy machine: two process start-ups), and
+ * the time of the `await import(…)` itself measured inside the process.
  */
-export function importTimes(rounds: number): Record<string, number[]> {
+export function importTimes(rounds: number): {
+  wall: Record<string, number[]>;
+  inProcess: Record<string, number[]>;
+} {
   const out: Record<string, number[]> = Object.fromEntries(Object.keys(IMPORTS).map((k) => [k, []]));
+  const inProcess: Record<string, number[]> = Object.fromEntries(Object.keys(IMPORTS).map((k) => [k, []]));
   for (let i = 0; i < 2; i++) spawnMs(''); // warm the file cache
   for (const specs of Object.values(IMPORTS)) spawnMs(specs.map((s) => `import '${s}';`).join(''));
   for (let r = 0; r < rounds; r++) {
     const bare = median([spawnMs(''), spawnMs('')]);
-    for (const [subject, specs] of Object.entries(IMPORTS))
+    for (const [subject, specs] of Object.entries(IMPORTS)) {
       out[subject]!.push(spawnMs(specs.map((s) => `import '${s}';`).join('')) - bare);
+      inProcess[subject]!.push(inProcessMs(specs));
+    }
   }
-  return out;
+  return { wall: out, inProcess };
 }
 
 function dirBytes(dir: string): number {
