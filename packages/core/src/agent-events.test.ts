@@ -27,7 +27,7 @@ async function eventTypes(agent: Agent, input: Parameters<Agent['reply']>[0]) {
 }
 
 describe('exact event lists', () => {
-  it('should close text as soon as a chunk lacks it, and tool calls when the stream ends', async () => {
+  it('should close text as soon as a chunk of another kind arrives, and tool calls when the stream ends', async () => {
     const chunks: ModelChunk[] = [
       thinkingChunk('plan'),
       { type: 'text', delta: 'Let me ' },
@@ -49,10 +49,10 @@ describe('exact event lists', () => {
       'TEXT_BLOCK_START',
       'TEXT_BLOCK_DELTA',
       'TEXT_BLOCK_DELTA',
+      'TEXT_BLOCK_END',
       'TOOL_CALL_START(a)',
       'TOOL_CALL_DELTA(a)',
       'TOOL_CALL_DELTA(a)',
-      'TEXT_BLOCK_END',
       'TOOL_CALL_END(a)',
       'MODEL_CALL_END',
       'TOOL_RESULT_START(a)',

@@ -12,20 +12,15 @@ import { createMsg } from './msg';
 import { toolJsonSchema } from './tool-input';
 import type { Msg } from './msg';
 import type { Logger, Plugin, PluginOption, ReplyOptions, SetupContext } from './plugin';
-import {
-  type AgentCore,
-  type AgentInput,
-  calibratedCount,
-  driveRun,
-  normalizeInput,
-  ReplyRun,
-} from './reply-loop';
+import { type AgentInput, normalizeInput } from './reply-input';
+import { type AgentCore, calibratedCount, ReplyRun } from './reply-loop';
+import { type EventSink, ReplyStream } from './reply-stream';
 import { isStandardSchema } from './standard-schema';
 import { type AgentState, createAgentState, parseAgentState } from './state';
 import { TokenCounter } from './token-count';
 import type { Tool } from './tool';
 
-export type { AgentInput } from './reply-loop';
+export type { AgentInput } from './reply-input';
 
 /** Options of {@link Agent.replyStream}. */
 export interface ReplyStreamOptions<S = unknown> extends ReplyOptions<S> {
@@ -204,11 +199,10 @@ export class Agent {
       description: t.description,
       inputSchema: toolJsonSchema(t),
     }));
-    return calibratedCount(this.core, {
-      systemPrompt: this.core.systemPrompt,
-      messages: [...summaryMsgs, ...context],
-      tools: this.toolSchemas,
-    });
+    const summaryMsg = summaryMsgs[0];
+    return calibratedCount(this.core, () =>
+      this.core.counter.countContext(this.core.systemPrompt, this.toolSchemas!, summaryMsg, context),
+    );
   }
   private toolSchemas: ToolSchema[] | undefined;
 
@@ -233,43 +227,46 @@ export class Agent {
    * (new input while paused, a resume that matches nothing) throws a typed error before anything runs.
    */
   async reply<S = unknown>(input?: AgentInput, options: ReplyOptions<S> = {}): Promise<Msg<S>> {
-    const gen = this.run(input, options, false);
-    let r = await gen.next();
-    while (!r.done) r = await gen.next();
-    if (r.value) return r.value as Msg<S>;
+    const msg = await this.exclusive(() => new ReplyRun(this.core, input, options).run());
+    if (msg) return msg as Msg<S>;
     throw new StateError(
       'There is no reply to return: a user interrupt was sent to an agent that never replied.',
     );
   }
 
   /**
-   * Runs a reply and yields its events; with `yieldFinalMsg`, the final (or paused) message comes last.
-   * A paused reply's stream ends without `REPLY_END`. Breaking out of the loop stops the reply.
+   * Runs a reply and yields its events as they happen; with `yieldFinalMsg`, the final (or paused)
+   * message comes last. A paused reply's stream ends without `REPLY_END`. Breaking out of the loop stops
+   * the reply like an interrupt (running tools see the signal) and waits until it has ended cleanly.
    */
   replyStream<S = unknown>(
     input?: AgentInput,
     options: ReplyStreamOptions<S> = {},
   ): AsyncGenerator<AgentEvent | Msg<S>, void> {
-    return this.run(input, options, options.yieldFinalMsg === true) as unknown as AsyncGenerator<
-      AgentEvent | Msg<S>,
-      void
-    >;
+    let run: ReplyRun | undefined;
+    return new ReplyStream<AgentEvent | Msg<S>, Msg | null>(
+      (sink) =>
+        this.exclusive(() => {
+          run = new ReplyRun(this.core, input, options, sink as EventSink<AgentEvent>);
+          return run.run();
+        }),
+      (reason) => run?.controller.abort(reason),
+      (msg) => (options.yieldFinalMsg && msg ? (msg as Msg<S>) : undefined),
+    );
   }
 
-  private run(input: AgentInput, options: ReplyOptions, yieldFinalMsg: boolean) {
-    return driveRun(() => new ReplyRun(this.core, input, options).run(), {
-      yieldFinalMsg,
-      onStart: () => {
-        if (this.running)
-          throw new StateError(
-            'This agent is already running a reply; wait for it to end (one reply at a time per agent).',
-          );
-        this.running = true;
-      },
-      onEnd: () => {
-        this.running = false;
-      },
-    });
+  /** Runs one reply at a time: a second concurrent reply would interleave with the first's state. */
+  private async exclusive<T>(run: () => Promise<T>): Promise<T> {
+    if (this.running)
+      throw new StateError(
+        'This agent is already running a reply; wait for it to end (one reply at a time per agent).',
+      );
+    this.running = true;
+    try {
+      return await run();
+    } finally {
+      this.running = false;
+    }
   }
 
   /** Adds messages to the context without replying (e.g. another agent's output). */

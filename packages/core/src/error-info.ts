@@ -77,7 +77,10 @@ export function classifyError(error: unknown): ErrorInfo {
     if ('cause' in e) queue.push((e as { cause: unknown }).cause);
   }
   if (AgentkitError.isInstance(error)) return { type: 'internal', message: error.message };
-  return { type: 'unknown', message: error instanceof Error ? error.message : String(error) };
+  // An unclassified error's text may come from a provider and echo secrets: name its class only (the
+  // agent logs the whole error).
+  const name = error instanceof Error ? error.name : typeof error;
+  return { type: 'unknown', message: `The reply failed with an unexpected error (${name}).` };
 }
 
 /** A generic, secret-free message for an error type. */

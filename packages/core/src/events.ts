@@ -50,7 +50,7 @@ export interface ModelCallEndEvent {
   type: 'MODEL_CALL_END';
   replyId: string;
   usage: Usage;
-  finishedReason: 'completed' | 'interrupted';
+  finishedReason: 'completed' | 'interrupted' | 'error';
   createdAt: string;
 }
 
@@ -148,12 +148,16 @@ export interface ToolCallEndEvent {
   providerData?: ProviderData;
 }
 
-/** A tool result starts (the call was allowed, or failed before running). */
+/**
+ * A tool result starts (the call was allowed, or failed before running). `input` is present when a
+ * `beforeTool` hook replaced the model's input: the call runs with (and keeps) this one.
+ */
 export interface ToolResultStartEvent {
   type: 'TOOL_RESULT_START';
   replyId: string;
   toolCallId: string;
   toolCallName: string;
+  input?: string;
 }
 /** Text streamed by a tool. */
 export interface ToolResultTextDeltaEvent {

@@ -1,5 +1,5 @@
 export { Agent, type ReplyStreamOptions, type AgentInput } from './agent';
-export { awaitingToolCalls } from './reply-loop';
+export { awaitingToolCalls } from './reply-input';
 export type { AgentOptions, ModelRetryOptions } from './agent-options';
 export type {
   Base64Source,

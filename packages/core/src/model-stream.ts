@@ -7,14 +7,14 @@ import { emptyUsage, type Usage } from './usage';
 
 /**
  * Turns one model call's chunks into block events, applying each to the reply message. Synchronous, so
- * the loop can feed it straight from the model's iterator: per delta it costs one event object and a
- * string append. A `text` chunk closes an open thinking block and vice versa; `newBlock` closes the open
- * block of its kind.
+ * the loop can feed it straight from the model's iterator: per delta it costs a string append, plus one
+ * event object when someone streams. A chunk of another kind closes the open text or thinking block
+ * (text, thinking and tool calls keep their order); `newBlock` closes the open block of its kind.
  */
 export class ModelStream {
-  /** Events produced by the last `handle`/`close` calls, for the caller to emit. */
-  readonly out: AgentEvent[] = [];
   usage: Usage = emptyUsage();
+  /** Whether the response had any content (text, thinking, tool calls or data). */
+  produced = false;
   sawText = false;
   sawToolCall = false;
   private text: TextBlock | undefined;
@@ -24,8 +24,10 @@ export class ModelStream {
 
   constructor(
     private readonly msg: Msg,
-    /** Applies an event to the message (the agent's reducer) and returns it. */
-    private readonly apply: (event: AgentEvent) => AgentEvent,
+    /** Applies an event to the message (the agent's reducer) and emits it. */
+    private readonly emit: (event: AgentEvent) => void,
+    /** Emits an event already applied here (deltas), or `undefined` when nobody streams. */
+    private readonly send: ((event: AgentEvent) => void) | undefined,
   ) {}
 
   handle(chunk: ModelChunk): void {
@@ -37,10 +39,11 @@ export class ModelStream {
         if (text && !chunk.newBlock && !chunk.providerData) {
           if (chunk.delta) {
             text.text += chunk.delta;
-            this.out.push({ type: 'TEXT_BLOCK_DELTA', replyId, blockId: text.id, delta: chunk.delta });
+            this.send?.({ type: 'TEXT_BLOCK_DELTA', replyId, blockId: text.id, delta: chunk.delta });
           }
           return;
         }
+        this.produced = true;
         if (chunk.newBlock) this.closeText();
         this.closeThinking();
         if (!text || chunk.newBlock) {
@@ -54,6 +57,7 @@ export class ModelStream {
         return;
       }
       case 'thinking': {
+        this.produced = true;
         this.closeText();
         if (chunk.newBlock) this.closeThinking();
         if (!this.thinking) {
@@ -64,7 +68,7 @@ export class ModelStream {
         if (chunk.providerData) thinking.providerData = { ...thinking.providerData, ...chunk.providerData };
         if (chunk.delta) {
           thinking.thinking += chunk.delta;
-          this.out.push({ type: 'THINKING_BLOCK_DELTA', replyId, blockId: thinking.id, delta: chunk.delta });
+          this.send?.({ type: 'THINKING_BLOCK_DELTA', replyId, blockId: thinking.id, delta: chunk.delta });
         }
         return;
       }
@@ -72,10 +76,14 @@ export class ModelStream {
         let call = this.calls.get(chunk.id);
         if (!call) {
           this.sawToolCall = true;
-          // Call ids must be unique within the reply; a model that reuses one gets a suffixed id.
+          this.produced = true;
+          this.closeText();
+          this.closeThinking();
+          // Call ids must be unique within the reply; a model that reuses one gets a suffixed id
+          // (letters, digits, `_` and `-` only, which every provider accepts).
           let id = chunk.id;
           for (let n = 2; this.msg.content.some((b) => b.type === 'tool_call' && b.id === id); n++)
-            id = `${chunk.id}~${n}`;
+            id = `${chunk.id}_${n}`;
           this.emit({ type: 'TOOL_CALL_START', replyId, toolCallId: id, toolCallName: chunk.name ?? '' });
           call = this.msg.content[this.msg.content.length - 1] as ToolCallBlock;
           this.calls.set(chunk.id, call);
@@ -83,11 +91,12 @@ export class ModelStream {
         if (chunk.providerData) call.providerData = { ...call.providerData, ...chunk.providerData };
         if (chunk.delta) {
           call.input += chunk.delta;
-          this.out.push({ type: 'TOOL_CALL_DELTA', replyId, toolCallId: call.id, delta: chunk.delta });
+          this.send?.({ type: 'TOOL_CALL_DELTA', replyId, toolCallId: call.id, delta: chunk.delta });
         }
         return;
       }
       case 'data': {
+        this.produced = true;
         if (chunk.newBlock && this.data) {
           this.emit({ type: 'DATA_BLOCK_END', replyId, blockId: this.data.id });
           this.data = undefined;
@@ -126,10 +135,6 @@ export class ModelStream {
     this.calls.clear();
     if (this.data) this.emit({ type: 'DATA_BLOCK_END', replyId: this.msg.id, blockId: this.data.id });
     this.data = undefined;
-  }
-
-  private emit(event: AgentEvent): void {
-    this.out.push(this.apply(event));
   }
 
   private closeText(): void {

@@ -10,10 +10,11 @@ export interface ModelPlan {
   retry: Required<ModelRetryOptions>;
 }
 
-/** An opened model stream whose first chunk has been read. */
+/** An opened model stream whose first chunk has been read, and the model that answered. */
 export interface OpenedStream {
   iterator: AsyncIterator<ModelChunk>;
   first: IteratorResult<ModelChunk>;
+  model: ChatModel;
 }
 
 /**
@@ -28,7 +29,7 @@ export async function openModelStream(plan: ModelPlan, request: ModelRequest): P
     for (let attempt = 0; attempt <= maxRetries; attempt++) {
       try {
         const iterator = model.stream(request)[Symbol.asyncIterator]();
-        return { iterator, first: await iterator.next() };
+        return { iterator, first: await iterator.next(), model };
       } catch (error) {
         if (request.signal.aborted) throw error;
         lastError = error;

@@ -6,9 +6,22 @@ import type { Tool } from './tool';
 function matches(rule: PermissionRule, tool: Tool, input: unknown): boolean {
   if (rule.toolName !== tool.name) return false;
   if (rule.ruleContent === null || rule.ruleContent === undefined) return true;
-  return tool.matchRule
-    ? tool.matchRule(rule.ruleContent, input)
-    : JSON.stringify(input).includes(rule.ruleContent);
+  // Without the tool's own matcher, a rule covers exactly one input (canonical JSON): a substring match
+  // would let `ls` allow `rm -rf ~; ls`.
+  return tool.matchRule ? tool.matchRule(rule.ruleContent, input) : rule.ruleContent === canonicalJson(input);
+}
+
+/** JSON with object keys sorted, so equal inputs give equal text. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(
+          Object.keys(v)
+            .sort()
+            .map((k) => [k, (v as Record<string, unknown>)[k]]),
+        )
+      : v,
+  );
 }
 
 /** The rule offered to the user by default when a call needs confirmation: allow every call of the tool. */

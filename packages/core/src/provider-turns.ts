@@ -37,23 +37,31 @@ export function toProviderTurns(messages: readonly Msg[]): ProviderTurn[] {
       current = undefined;
       continue;
     }
+    // Hints wait until the model turn they follow is complete (all its tool results), so a hint added
+    // between two results never splits a tool turn, which providers reject.
+    let hints: Array<TextBlock | DataBlock> = [];
+    const flushHints = () => {
+      if (hints.length) open('user').content.push(...hints);
+      hints = [];
+    };
     for (const block of msg.content) {
       switch (block.type) {
-        case 'hint': {
-          const parts =
-            typeof block.hint === 'string'
+        case 'hint':
+          hints.push(
+            ...(typeof block.hint === 'string'
               ? [{ type: 'text' as const, id: block.id, text: block.hint }]
-              : block.hint;
-          open('user').content.push(...parts);
+              : block.hint),
+          );
           break;
-        }
         case 'tool_result':
           open('tool').results.push(block);
           break;
         default:
+          flushHints();
           open('assistant').content.push(block);
       }
     }
+    flushHints();
   }
   return turns;
 }

@@ -143,6 +143,7 @@ export function applyEvent(
     case 'TOOL_RESULT_START': {
       const call = findCall(msg, event.toolCallId);
       if (call && call.state !== 'finished') call.state = 'allowed';
+      if (call && event.input !== undefined) call.input = event.input;
       c.push({
         type: 'tool_result',
         id: event.toolCallId,
@@ -181,7 +182,7 @@ export function applyEvent(
         break;
       }
       r.state = event.state;
-      r.metadata = structuredClone(event.metadata);
+      r.metadata = isEmpty(event.metadata) ? {} : structuredClone(event.metadata);
       if (event.output) r.output = structuredClone(event.output);
       const call = findCall(msg, event.toolCallId);
       if (call) call.state = 'finished';
@@ -193,6 +194,7 @@ export function applyEvent(
         const call = findCall(msg, t.id);
         if (!call) continue;
         call.state = event.type === 'REQUIRE_USER_CONFIRM' ? 'asking' : 'submitted';
+        if (typeof t.input === 'string') call.input = t.input;
         if (t.suggestedRules) call.suggestedRules = structuredClone(t.suggestedRules);
       }
       break;
@@ -238,4 +240,9 @@ function atobBytes(s: string): Uint8Array {
   const out = new Uint8Array(bin.length);
   for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
   return out;
+}
+
+function isEmpty(o: object): boolean {
+  for (const _ in o) return false;
+  return true;
 }

@@ -62,8 +62,34 @@ export class TokenCounter {
   private readonly msgCache = new WeakMap<Msg, MsgEntry>();
   private readonly blockCache = new WeakMap<ContentBlock, { size: number; tokens: number }>();
   private fixed: { systemPrompt: string; tools: TokenCountInput['tools']; tokens: number } | undefined;
+  private prefix: { context: readonly Msg[]; frozen: number; tokens: number } | undefined;
 
   constructor(private readonly model?: Pick<ChatModel, 'countTokens'>) {}
+
+  /**
+   * Tokens of a request over an append-only context: system prompt, tools, an optional lead message (the
+   * compression summary) and `context`. Finished messages (`finishedAt` set) at the front are summed once
+   * and kept, so a call costs what is new plus the open reply — not the whole history. Another context
+   * array (after a compression) starts over; change old messages by replacing the array.
+   */
+  countContext(
+    systemPrompt: string,
+    tools: TokenCountInput['tools'],
+    lead: Msg | undefined,
+    context: readonly Msg[],
+  ): number {
+    let p = this.prefix;
+    if (!p || p.context !== context || p.frozen > context.length)
+      p = this.prefix = { context, frozen: 0, tokens: 0 };
+    while (p.frozen < context.length && context[p.frozen]!.finishedAt !== null) {
+      p.tokens += this.countMsg(context[p.frozen]!);
+      p.frozen++;
+    }
+    let total = this.fixedTokens({ systemPrompt, tools, messages: [] }) + p.tokens;
+    if (lead) total += this.countMsg(lead);
+    for (let i = p.frozen; i < context.length; i++) total += this.countMsg(context[i]!);
+    return total;
+  }
 
   /** Tokens of a whole request: system prompt, tools and messages. */
   count(input: TokenCountInput): number {

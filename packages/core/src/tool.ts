@@ -20,8 +20,11 @@ export interface ToolContext {
   setPluginState(plugin: string, value: unknown): void;
   /** The context of the plugin that mounted this tool (plugin tools only): model, hints, compression… */
   plugin?: PluginContext;
-  /** Ends the reply after the current tool round with `completed` and the given structured output. */
-  finishReply(result: { structuredOutput?: unknown }): void;
+  /**
+   * Ends the reply after the current tool round (before the next model call) with `completed` and the
+   * given structured output, or with `exceed_max_iters` for a limit reached.
+   */
+  finishReply(result: { structuredOutput?: unknown; reason?: 'completed' | 'exceed_max_iters' }): void;
 }
 
 /** One streamed piece of a tool's output: text, or a data block. */
@@ -61,8 +64,8 @@ export interface Tool<I = any> {
   /** Executed by the caller: the reply pauses with `REQUIRE_EXTERNAL_EXECUTION`. */
   external?: boolean;
   /**
-   * Whether a permission rule's `ruleContent` covers this input. Default: the rule content is a substring
-   * of the input's JSON text.
+   * Whether a permission rule's `ruleContent` covers this input (e.g. a command prefix, a path glob).
+   * Default: the rule content equals the input's canonical JSON (sorted keys), i.e. exactly that input.
    */
   matchRule?: (ruleContent: string, input: I) => boolean;
 }

@@ -1,0 +1,131 @@
+import type { ToolCallBlock } from './blocks';
+import { InvalidInputError, ResumeMismatchError } from './errors/input-errors';
+import type { ExternalExecutionResultEvent, InputEvent, UserConfirmResultEvent } from './events';
+import { isInputEvent } from './events';
+import { createMsg, type Msg, validateMsg } from './msg';
+import type { AgentState } from './state';
+
+/** What `reply` accepts: messages, a string (a user message), an input event, or nothing (continue). */
+export type AgentInput = Msg | readonly Msg[] | string | InputEvent | null | undefined;
+
+/**
+ * Normalises `reply` input into messages or an input event, validating messages: user or assistant
+ * role only, no tool calls, tool results or thinking (those come from the agent itself). Messages are
+ * copied, so later changes by the caller do not reach the state.
+ */
+export function normalizeInput(input: AgentInput): { messages: Msg[] } | { event: InputEvent } {
+  if (input === null || input === undefined) return { messages: [] };
+  if (typeof input === 'string')
+    return { messages: [createMsg({ role: 'user', name: 'user', content: input })] };
+  if (isInputEvent(input)) return { event: input };
+  const list = Array.isArray(input) ? input : [input as Msg];
+  const messages = list.map((m) => {
+    if (typeof m !== 'object' || m === null || !Array.isArray((m as Msg).content))
+      throw new InvalidInputError(
+        'Input must be messages (e.g. userMsg("…")), a string, an input event, or null.',
+      );
+    if (m.role === 'system')
+      throw new InvalidInputError(
+        "Input messages cannot have role 'system'; set the agent's systemPrompt instead.",
+      );
+    for (const b of m.content)
+      if (b.type === 'tool_call' || b.type === 'tool_result' || b.type === 'thinking')
+        throw new InvalidInputError(
+          `Input messages cannot contain '${b.type}' blocks; only the agent produces them.`,
+        );
+    validateMsg(m);
+    return structuredClone(m) as Msg;
+  });
+  return { messages };
+}
+
+/** The message of the current reply in the context (looked up by id, so observed messages do not hide it). */
+export function findReplyMsg(state: AgentState): Msg | undefined {
+  const id = state.reply?.id;
+  if (!id) return undefined;
+  for (let i = state.context.length - 1; i >= 0; i--)
+    if (state.context[i]!.id === id) return state.context[i];
+  return undefined;
+}
+
+/** Calls a paused reply message waits for: asking ones, and submitted ones. */
+export function awaitingCalls(msg: Msg | undefined): ToolCallBlock[] {
+  if (!msg) return [];
+  return msg.content.filter(
+    (b): b is ToolCallBlock => b.type === 'tool_call' && (b.state === 'asking' || b.state === 'submitted'),
+  );
+}
+
+/**
+ * The tool calls a paused reply waits for: `asking` (needs the user's confirmation) and `submitted`
+ * (needs an external result). Empty when the agent is not paused.
+ * @example
+ * for (const call of awaitingToolCalls(agent.state)) if (call.state === 'asking') askUser(call);
+ */
+export function awaitingToolCalls(state: AgentState): ToolCallBlock[] {
+  return awaitingCalls(findReplyMsg(state));
+}
+
+const resultStates = new Set(['success', 'error', 'interrupted', 'denied']);
+
+/**
+ * Checks that a resume event answers calls the paused reply waits for: the right kind, each call at most
+ * once, the reply's id when given, and well-formed results. Throws {@link ResumeMismatchError} or
+ * {@link InvalidInputError}; nothing is changed before the check passes.
+ */
+export function checkResume(event: UserConfirmResultEvent | ExternalExecutionResultEvent, msg: Msg): void {
+  if (event.replyId !== undefined && event.replyId !== msg.id)
+    throw new ResumeMismatchError(
+      `${event.type} is for reply '${event.replyId}', but the paused reply is '${msg.id}'.`,
+    );
+  const want = event.type === 'USER_CONFIRM_RESULT' ? 'asking' : 'submitted';
+  const answers = event.type === 'USER_CONFIRM_RESULT' ? event.confirmResults : event.executionResults;
+  if (!Array.isArray(answers))
+    throw new InvalidInputError(
+      `${event.type} needs a list of ${event.type === 'USER_CONFIRM_RESULT' ? 'confirmResults' : 'executionResults'}.`,
+    );
+  const ids: unknown[] = [];
+  for (const a of answers) {
+    if (event.type === 'USER_CONFIRM_RESULT') {
+      const r = a as UserConfirmResultEvent['confirmResults'][number];
+      if (typeof r?.toolCall?.id !== 'string' || typeof r.confirmed !== 'boolean')
+        throw new InvalidInputError(
+          'Each confirm result needs `confirmed` (boolean) and `toolCall` with an id.',
+        );
+      if (r.confirmed && (typeof r.toolCall.name !== 'string' || typeof r.toolCall.input !== 'string'))
+        throw new InvalidInputError(
+          `The confirmed call '${r.toolCall.id}' needs its name and input (a JSON string).`,
+        );
+      ids.push(r.toolCall.id);
+    } else {
+      const r = a as ExternalExecutionResultEvent['executionResults'][number];
+      if (typeof r?.id !== 'string')
+        throw new InvalidInputError('Each external result needs the id of its call.');
+      if (typeof r.output !== 'string' && !Array.isArray(r.output))
+        throw new InvalidInputError(
+          `The result of '${r.id}' needs an output: a string or a list of text/data parts.`,
+        );
+      if (!resultStates.has(r.state))
+        throw new InvalidInputError(
+          `The result of '${r.id}' has state '${String(r.state)}'; use success, error, interrupted or denied.`,
+        );
+      ids.push(r.id);
+    }
+  }
+  const waiting = new Set(
+    awaitingCalls(msg)
+      .filter((c) => c.state === want)
+      .map((c) => c.id),
+  );
+  if (waiting.size === 0)
+    throw new ResumeMismatchError(
+      `Received ${event.type} but no tool call is ${want === 'asking' ? 'waiting for confirmation' : 'waiting for an external result'}.`,
+    );
+  const wrong = ids.filter((id) => !waiting.has(id as string));
+  if (wrong.length || ids.length === 0)
+    throw new ResumeMismatchError(
+      `${event.type} names tool calls ${wrong.map((id) => `'${String(id)}'`).join(', ') || '(none)'} that are not ${want}; waiting: ${[...waiting].map((id) => `'${id}'`).join(', ')}.`,
+    );
+  if (new Set(ids).size !== ids.length)
+    throw new ResumeMismatchError(`${event.type} answers the same tool call more than once.`);
+}

@@ -1,0 +1,126 @@
+/** Where a running reply sends its events: a stream the consumer reads, or nowhere (`reply()`). */
+export interface EventSink<T> {
+  push(event: T): void;
+  /** A promise while the consumer is far behind (the producer waits on it), else `undefined`. */
+  backpressure(): Promise<void> | undefined;
+}
+
+const HIGH_WATER = 4096;
+
+/**
+ * The async iterator `replyStream` returns. The reply runs on its own and pushes events here; `next()`
+ * hands them out in order — straight from the queue when the consumer is behind, so a streamed delta
+ * costs one promise hop, not one per layer of the loop. `return()` (a `break` out of `for await`) stops
+ * the reply like an interrupt and waits for it to end cleanly.
+ */
+export class ReplyStream<T, R> implements AsyncGenerator<T, void>, EventSink<T> {
+  private queue: T[] = [];
+  private head = 0;
+  private waiter: { resolve: (r: IteratorResult<T, void>) => void; reject: (e: unknown) => void } | undefined;
+  private drained: (() => void) | undefined;
+  private state: 'idle' | 'running' | 'done' = 'idle';
+  private failure: { error: unknown } | undefined;
+  private finished: Promise<void> | undefined;
+
+  constructor(
+    /** Starts the reply; events go to `sink`, the result (the final message) comes last when wanted. */
+    private readonly start: (sink: EventSink<T>) => Promise<R>,
+    private readonly stop: (reason: unknown) => void,
+    private readonly finalValue: (result: R) => T | undefined,
+  ) {}
+
+  push(event: T): void {
+    const w = this.waiter;
+    if (w) {
+      this.waiter = undefined;
+      w.resolve({ value: event, done: false });
+    } else this.queue.push(event);
+  }
+
+  backpressure(): Promise<void> | undefined {
+    if (this.queue.length - this.head < HIGH_WATER) return undefined;
+    return new Promise((resolve) => {
+      this.drained = resolve;
+    });
+  }
+
+  next(): Promise<IteratorResult<T, void>> {
+    if (this.state === 'idle') this.begin();
+    if (this.head < this.queue.length) {
+      const value = this.queue[this.head++]!;
+      if (this.head === this.queue.length) {
+        this.queue = [];
+        this.head = 0;
+        const d = this.drained;
+        this.drained = undefined;
+        d?.();
+      }
+      return Promise.resolve({ value, done: false });
+    }
+    if (this.state === 'done') {
+      const f = this.failure;
+      this.failure = undefined;
+      return f ? Promise.reject(f.error) : Promise.resolve({ value: undefined, done: true });
+    }
+    const d = this.drained;
+    this.drained = undefined;
+    d?.();
+    return new Promise((resolve, reject) => {
+      this.waiter = { resolve, reject };
+    });
+  }
+
+  async return(): Promise<IteratorResult<T, void>> {
+    if (this.state === 'running') {
+      this.stop(new DOMException('The consumer stopped reading the reply stream.', 'AbortError'));
+      this.drained?.();
+      await this.finished;
+    }
+    this.state = 'done';
+    this.queue = [];
+    this.head = 0;
+    return { value: undefined, done: true };
+  }
+
+  async throw(error: unknown): Promise<IteratorResult<T, void>> {
+    await this.return();
+    throw error;
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.return();
+  }
+
+  private begin(): void {
+    this.state = 'running';
+    let started: Promise<R>;
+    try {
+      started = this.start(this);
+    } catch (error) {
+      started = Promise.reject(error);
+    }
+    this.finished = started.then(
+      (result) => {
+        const last = this.finalValue(result);
+        if (last !== undefined) this.push(last);
+      },
+      (error) => {
+        this.failure = { error };
+      },
+    );
+    void this.finished.then(() => {
+      this.state = 'done';
+      const w = this.waiter;
+      if (!w) return;
+      this.waiter = undefined;
+      const f = this.failure;
+      this.failure = undefined;
+      if (f) w.reject(f.error);
+      else w.resolve({ value: undefined, done: true });
+    });
+  }
+}
