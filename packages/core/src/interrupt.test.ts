@@ -110,3 +110,22 @@ describe('interrupts via AbortSignal', () => {
     expect(model.callCount).toBe(0);
   });
 });
+
+describe('breaking out of replyStream', () => {
+  it('should stop a streaming model call cleanly and leave the agent ready', async () => {
+    const model = new ScriptedModel([
+      { chunks: textChunks('a b c d e f g h'), delayMs: 2 },
+      textChunks('next reply'),
+    ]);
+    const agent = new Agent({ name: 'a', model });
+    let deltas = 0;
+    for await (const e of agent.replyStream('go')) {
+      if ((e as AgentEvent).type === 'TEXT_BLOCK_DELTA' && ++deltas === 2) break;
+    }
+    const msg = agent.state.context.at(-1)!;
+    expect(msg.finishedReason).toBe('interrupted');
+    expect(getText(msg)).toBe('a b ');
+    expect(agent.isReplying).toBe(false);
+    expect(getText(await agent.reply('again'))).toBe('next reply');
+  });
+});

@@ -14,7 +14,7 @@ import type { AgentEvent, ExternalExecutionResultEvent, UserConfirmResultEvent }
 import type { HookDriver } from './hook-driver';
 import { newId } from './ids';
 import type { JSONObject, JSONValue } from './json';
-import type { ChatModel, ModelRequest, TokenCountInput, ToolChoice, ToolSchema } from './model';
+import type { ChatModel, ModelChunk, ModelRequest, TokenCountInput, ToolChoice, ToolSchema } from './model';
 import { ModelStream } from './model-stream';
 import { createMsg, type Msg, type ReplyFinishedReason } from './msg';
 import { type ModelPlan, openModelStream, streamModel } from './open-model-stream';
@@ -350,10 +350,12 @@ export class ReplyRun {
     try {
       const { iterator, first, model } = await openModelStream(this.core, request);
       start(model);
-      for (let r = first; !r.done; r = await iterator.next()) {
-        stream.handle(r.value);
-        const wait = this.sink?.backpressure();
-        if (wait) await wait;
+      if (!first.done) {
+        stream.handle(first.value);
+        const sink = this.sink;
+        // A streaming consumer pulls the model itself (one hop per delta); otherwise the loop reads it.
+        if (sink?.pump) await sink.pump(iterator, (chunk) => stream.handle(chunk as ModelChunk));
+        else for (let r = await iterator.next(); !r.done; r = await iterator.next()) stream.handle(r.value);
       }
       if (!stream.produced)
         throw new ModelError('upstream', `The model '${model.name}' returned an empty response.`, {
@@ -734,7 +736,9 @@ export class ReplyRun {
       structuredOutput: reason === 'completed' ? (finish?.structuredOutput ?? null) : null,
       createdAt: now(),
     });
-    // An ended reply's message no longer changes: it is returned as persisted, not copied.
+    // An ended reply's message no longer changes: it is returned as persisted, not copied. Its content
+    // array was grown block by block; a compact copy saves the slack for as long as the state lives.
+    this.msg.content = this.msg.content.slice();
     const msg = this.msg;
     await this.observe('onReplyEnd', (plugin) => ({
       ctx: this.ctx(plugin),

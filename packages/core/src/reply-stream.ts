@@ -3,6 +3,19 @@ export interface EventSink<T> {
   push(event: T): void;
   /** A promise while the consumer is far behind (the producer waits on it), else `undefined`. */
   backpressure(): Promise<void> | undefined;
+  /**
+   * Lets the consumer pull a model stream itself: each `next()` reads the model's iterator and feeds the
+   * chunk to `handle` (which pushes its events). Resolves when the model stream ends, rejects with its
+   * error. One promise hop per delta between the model and the consumer.
+   */
+  pump?(iterator: AsyncIterator<unknown>, handle: (chunk: unknown) => void): Promise<void>;
+}
+
+interface Pump {
+  iterator: AsyncIterator<unknown>;
+  handle: (chunk: unknown) => void;
+  resolve: () => void;
+  reject: (error: unknown) => void;
 }
 
 const HIGH_WATER = 4096;
@@ -21,6 +34,7 @@ export class ReplyStream<T, R> implements AsyncGenerator<T, void>, EventSink<T> 
   private state: 'idle' | 'running' | 'done' = 'idle';
   private failure: { error: unknown } | undefined;
   private finished: Promise<void> | undefined;
+  private pumping: Pump | undefined;
 
   constructor(
     /** Starts the reply; events go to `sink`, the result (the final message) comes last when wanted. */
@@ -44,6 +58,36 @@ export class ReplyStream<T, R> implements AsyncGenerator<T, void>, EventSink<T> 
     });
   }
 
+  pump(iterator: AsyncIterator<unknown>, handle: (chunk: unknown) => void): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.pumping = { iterator, handle, resolve, reject };
+      const w = this.waiter;
+      if (w) {
+        this.waiter = undefined;
+        this.pull().then(w.resolve, w.reject);
+      }
+    });
+  }
+
+  /** Reads the pumped model stream until it yields an event (or ends), then hands out the next event. */
+  private pull(): Promise<IteratorResult<T, void>> {
+    const p = this.pumping!;
+    return p.iterator.next().then(
+      (r) => {
+        if (r.done) {
+          this.pumping = undefined;
+          p.resolve();
+        } else p.handle(r.value);
+        return this.next();
+      },
+      (error) => {
+        this.pumping = undefined;
+        p.reject(error);
+        return this.next();
+      },
+    );
+  }
+
   next(): Promise<IteratorResult<T, void>> {
     if (this.state === 'idle') this.begin();
     if (this.head < this.queue.length) {
@@ -62,6 +106,7 @@ export class ReplyStream<T, R> implements AsyncGenerator<T, void>, EventSink<T> 
       this.failure = undefined;
       return f ? Promise.reject(f.error) : Promise.resolve({ value: undefined, done: true });
     }
+    if (this.pumping) return this.pull();
     const d = this.drained;
     this.drained = undefined;
     d?.();
@@ -72,8 +117,16 @@ export class ReplyStream<T, R> implements AsyncGenerator<T, void>, EventSink<T> 
 
   async return(): Promise<IteratorResult<T, void>> {
     if (this.state === 'running') {
-      this.stop(new DOMException('The consumer stopped reading the reply stream.', 'AbortError'));
+      const reason = new DOMException('The consumer stopped reading the reply stream.', 'AbortError');
+      this.stop(reason);
       this.drained?.();
+      const p = this.pumping;
+      if (p) {
+        // Nobody pulls the model stream any more: close it and let the reply end.
+        this.pumping = undefined;
+        await p.iterator.return?.().catch(() => {});
+        p.reject(reason);
+      }
       await this.finished;
     }
     this.state = 'done';
