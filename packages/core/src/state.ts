@@ -97,15 +97,21 @@ export function parseAgentState(input: string | unknown): AgentState {
   if (typeof value.summary !== 'string' && !Array.isArray(value.summary))
     fail('summary', 'a string or an array of blocks');
   if (!Array.isArray(value.context)) fail('context', 'an array of messages');
-  for (const [i, msg] of (value.context as unknown[]).entries()) {
+  // Indexed loops: this runs over every message and block of every loaded session.
+  const context = value.context as unknown[];
+  for (let i = 0; i < context.length; i++) {
+    const msg = context[i];
     if (!isObject(msg)) fail(`context[${i}]`, 'a message object');
     if (typeof msg.id !== 'string') fail(`context[${i}].id`, 'a string');
     if (msg.role !== 'user' && msg.role !== 'assistant' && msg.role !== 'system')
       fail(`context[${i}].role`, "'user', 'assistant' or 'system'");
-    if (!Array.isArray(msg.content)) fail(`context[${i}].content`, 'an array of blocks');
-    for (const [j, block] of (msg.content as unknown[]).entries())
+    const content = msg.content;
+    if (!Array.isArray(content)) fail(`context[${i}].content`, 'an array of blocks');
+    for (let j = 0; j < content.length; j++) {
+      const block = content[j];
       if (!isObject(block) || typeof block.type !== 'string')
         fail(`context[${i}].content[${j}]`, 'a block with a type');
+    }
   }
   const reply = value.reply;
   if (reply !== null) {
