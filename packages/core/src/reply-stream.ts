@@ -77,7 +77,11 @@ export class ReplyStream<T, R> implements AsyncGenerator<T, void>, EventSink<T> 
         if (r.done) {
           this.pumping = undefined;
           p.resolve();
-        } else p.handle(r.value);
+        } else {
+          p.handle(r.value);
+          // Hand the event over as a plain value: returning a promise from here would cost two more ticks.
+          if (this.head < this.queue.length) return this.take();
+        }
         return this.next();
       },
       (error) => {
@@ -88,19 +92,22 @@ export class ReplyStream<T, R> implements AsyncGenerator<T, void>, EventSink<T> 
     );
   }
 
+  /** Takes the next queued event (the queue is not empty). */
+  private take(): IteratorResult<T, void> {
+    const value = this.queue[this.head++]!;
+    if (this.head === this.queue.length) {
+      this.queue = [];
+      this.head = 0;
+      const d = this.drained;
+      this.drained = undefined;
+      d?.();
+    }
+    return { value, done: false };
+  }
+
   next(): Promise<IteratorResult<T, void>> {
     if (this.state === 'idle') this.begin();
-    if (this.head < this.queue.length) {
-      const value = this.queue[this.head++]!;
-      if (this.head === this.queue.length) {
-        this.queue = [];
-        this.head = 0;
-        const d = this.drained;
-        this.drained = undefined;
-        d?.();
-      }
-      return Promise.resolve({ value, done: false });
-    }
+    if (this.head < this.queue.length) return Promise.resolve(this.take());
     if (this.state === 'done') {
       const f = this.failure;
       this.failure = undefined;
