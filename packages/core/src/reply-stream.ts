@@ -35,6 +35,8 @@ export class ReplyStream<T, R> implements AsyncGenerator<T, void>, EventSink<T> 
   private failure: { error: unknown } | undefined;
   private finished: Promise<void> | undefined;
   private pumping: Pump | undefined;
+  /** Set once the consumer stopped reading: nothing may wait for its pulls any more. */
+  private stopped: unknown;
 
   constructor(
     /** Starts the reply; events go to `sink`, the result (the final message) comes last when wanted. */
@@ -59,6 +61,10 @@ export class ReplyStream<T, R> implements AsyncGenerator<T, void>, EventSink<T> 
   }
 
   pump(iterator: AsyncIterator<unknown>, handle: (chunk: unknown) => void): Promise<void> {
+    if (this.stopped !== undefined) {
+      void iterator.return?.()?.catch(() => {});
+      return Promise.reject(this.stopped);
+    }
     return new Promise((resolve, reject) => {
       this.pumping = { iterator, handle, resolve, reject };
       const w = this.waiter;
@@ -125,6 +131,7 @@ export class ReplyStream<T, R> implements AsyncGenerator<T, void>, EventSink<T> 
   async return(): Promise<IteratorResult<T, void>> {
     if (this.state === 'running') {
       const reason = new DOMException('The consumer stopped reading the reply stream.', 'AbortError');
+      this.stopped = reason;
       this.stop(reason);
       this.drained?.();
       const p = this.pumping;

@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { Agent } from './agent';
+import { ReplyPausedError } from './errors/input-errors';
+import { StateError } from './errors/state-error';
+import type { AgentEvent } from './events';
+import type { Msg } from './msg';
+import { defineTool } from './tool';
+import { ScriptedModel, textChunks, toolCallChunk } from './testing/scripted-model';
+
+describe('replyStream', () => {
+  it('should start lazily, on the first read', async () => {
+    const model = new ScriptedModel([textChunks('hi')]);
+    const agent = new Agent({ name: 'a', model });
+    const stream = agent.replyStream('go');
+    await new Promise((r) => setTimeout(r, 5));
+    expect(model.callCount).toBe(0);
+    const first = await stream.next();
+    expect((first.value as AgentEvent).type).toBe('REPLY_START');
+    await stream.return();
+  });
+
+  it('should yield the final message last with yieldFinalMsg, and nothing after it', async () => {
+    const agent = new Agent({ name: 'a', model: new ScriptedModel([textChunks('hello there')]) });
+    const items: Array<AgentEvent | Msg> = [];
+    for await (const item of agent.replyStream('go', { yieldFinalMsg: true })) items.push(item);
+    const last = items.at(-1) as Msg;
+    expect(last.role).toBe('assistant');
+    expect(last.finishedReason).toBe('completed');
+    expect((items.at(-2) as AgentEvent).type).toBe('REPLY_END');
+  });
+
+  it('should reject the first read with the typed error when the input is refused', async () => {
+    const guarded = defineTool({
+      name: 'g',
+      description: 'g',
+      inputSchema: { type: 'object' },
+      needsConfirmation: true,
+      execute: () => 'x',
+    });
+    const agent = new Agent({
+      name: 'a',
+      model: new ScriptedModel([[toolCallChunk('g', {})]]),
+      tools: [guarded],
+    });
+    await agent.reply('go');
+    const stream = agent.replyStream('new input while paused');
+    await expect(stream.next()).rejects.toBeInstanceOf(ReplyPausedError);
+    expect((await stream.next()).done).toBe(true);
+  });
+
+  it('should refuse a second reply while one streams, and accept it afterwards', async () => {
+    const agent = new Agent({
+      name: 'a',
+      model: new ScriptedModel([{ chunks: textChunks('a b c'), delayMs: 2 }, textChunks('second')]),
+    });
+    const stream = agent.replyStream('first');
+    await stream.next();
+    await expect(agent.reply('second')).rejects.toBeInstanceOf(StateError);
+    for await (const _ of stream) {
+      // drain
+    }
+    expect((await agent.reply('second')).finishedReason).toBe('completed');
+  });
+
+  it('should deliver the same events to a slow consumer, in order', async () => {
+    const agent = new Agent({
+      name: 'a',
+      model: new ScriptedModel([textChunks('one two three four five six')]),
+    });
+    const types: string[] = [];
+    for await (const e of agent.replyStream('go')) {
+      types.push((e as AgentEvent).type);
+      await new Promise((r) => setTimeout(r, 1));
+    }
+    expect(types.filter((t) => t === 'TEXT_BLOCK_DELTA')).toHaveLength(6);
+    expect(types.at(-1)).toBe('REPLY_END');
+  });
+});
