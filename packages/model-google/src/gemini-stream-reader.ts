@@ -101,10 +101,12 @@ export class GeminiStreamReader {
       };
     }
     if (part.inlineData?.data) {
+      // Gemini sends every inline part whole: each one is its own block (two images never merge).
       return {
         type: 'data',
         mediaType: part.inlineData.mimeType ?? 'application/octet-stream',
         data: part.inlineData.data,
+        newBlock: true,
       };
     }
     if (part.thought)

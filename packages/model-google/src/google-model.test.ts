@@ -502,6 +502,34 @@ describe('GoogleModel over @google/genai against a Gemini wire-format server', (
     await server.clientClosed;
   });
 
+  it('closes the connection when the consumer stops reading early, without aborting', async () => {
+    server.reply({ events: textStream, hangAfter: 1 });
+    for await (const chunk of model().stream(request([userMsg('hi')]))) {
+      expect(chunk).toEqual({ type: 'text', delta: 'Hello' });
+      break;
+    }
+    await server.clientClosed;
+  });
+
+  it('starts a new data block for every inline image part (two images are never merged)', async () => {
+    const image = (data: string) => ({ inlineData: { mimeType: 'image/png', data } });
+    server.reply({
+      events: [
+        { candidates: [{ content: { role: 'model', parts: [image('AAAA'), image('BBBB')] } }] },
+        {
+          candidates: [{ content: { role: 'model', parts: [image('CCCC')] }, finishReason: 'STOP' }],
+          usageMetadata: { promptTokenCount: 3, candidatesTokenCount: 3 },
+        },
+      ],
+    });
+    const chunks = await collect(model().stream(request([userMsg('draw three')])));
+    expect(chunks.filter((c) => c.type === 'data')).toEqual([
+      { type: 'data', mediaType: 'image/png', data: 'AAAA', newBlock: true },
+      { type: 'data', mediaType: 'image/png', data: 'BBBB', newBlock: true },
+      { type: 'data', mediaType: 'image/png', data: 'CCCC', newBlock: true },
+    ]);
+  });
+
   it('uses an injected client as is', async () => {
     server.reply({ events: textStream });
     const client = new GoogleGenAI({

@@ -140,19 +140,26 @@ export class GoogleModel implements ChatModel {
     const { signal } = request;
     signal.throwIfAborted();
     const params = this.toParameters(request);
+    // The SDK only releases its reader when iteration stops early, which leaves the HTTP response open:
+    // the request gets its own signal, aborted when the caller's aborts or when this stream is left.
+    const controller = new AbortController();
+    const forwardAbort = () => controller.abort(signal.reason);
+    signal.addEventListener('abort', forwardAbort, { once: true });
+    params.config = { ...params.config, abortSignal: controller.signal };
+    let complete = false;
     const contents = params.contents as unknown[];
     const reader = new GeminiStreamReader(
       () => `${contents.length}:${stableHash(boundedJson(contents.at(-1)))}`,
     );
-    let responses: AsyncGenerator<GenerateContentResponse>;
+    let iterator: AsyncIterator<GenerateContentResponse> | undefined;
     try {
-      responses = await this.client.models.generateContentStream(params);
-    } catch (error) {
-      signal.throwIfAborted();
-      throw toModelError(error);
-    }
-    const iterator = responses[Symbol.asyncIterator]();
-    try {
+      try {
+        const responses = await this.client.models.generateContentStream(params);
+        iterator = responses[Symbol.asyncIterator]();
+      } catch (error) {
+        signal.throwIfAborted();
+        throw toModelError(error);
+      }
       while (true) {
         let next: IteratorResult<GenerateContentResponse>;
         try {
@@ -165,9 +172,12 @@ export class GoogleModel implements ChatModel {
         if (next.done) break;
         yield* reader.read(next.value);
       }
+      complete = true;
     } finally {
-      // Stop reading (and release the connection) when the consumer leaves early.
-      await iterator.return?.(undefined).catch(() => undefined);
+      signal.removeEventListener('abort', forwardAbort);
+      // Left early (consumer stopped, error): cancel the HTTP response, then stop the SDK's reader.
+      if (!complete) controller.abort();
+      await iterator?.return?.(undefined).catch(() => undefined);
     }
     yield* reader.finish();
   }
