@@ -252,4 +252,100 @@ describe('OpenAIModel (Responses API) through Agent', () => {
       output: '18°C and sunny in Paris',
     });
   });
+
+  it('keeps two reasoning items of one response as two thinking blocks and sends both back', async () => {
+    const base = responsesEvents[0]!.response;
+    let seq = 0;
+    const reasoning = (id: string, text: string, output_index: number) => [
+      {
+        type: 'response.output_item.added',
+        sequence_number: seq++,
+        output_index,
+        item: { id, type: 'reasoning', summary: [] },
+      },
+      {
+        type: 'response.reasoning_summary_text.delta',
+        sequence_number: seq++,
+        item_id: id,
+        output_index,
+        summary_index: 0,
+        delta: text,
+      },
+      {
+        type: 'response.output_item.done',
+        sequence_number: seq++,
+        output_index,
+        item: {
+          id,
+          type: 'reasoning',
+          summary: [{ type: 'summary_text', text }],
+          encrypted_content: `enc-${id}`,
+        },
+      },
+    ];
+    const call = { id: 'fc_1', type: 'function_call', call_id: 'call_1', name: 'get_weather' };
+    const first = [
+      { type: 'response.created', sequence_number: seq++, response: { ...base, id: 'resp_a' } },
+      ...reasoning('rs_1', 'First thought.', 0),
+      ...reasoning('rs_2', 'Second thought.', 1),
+      {
+        type: 'response.output_item.added',
+        sequence_number: seq++,
+        output_index: 2,
+        item: { ...call, status: 'in_progress', arguments: '' },
+      },
+      {
+        type: 'response.output_item.done',
+        sequence_number: seq++,
+        output_index: 2,
+        item: { ...call, status: 'completed', arguments: '{"city":"Paris"}' },
+      },
+      {
+        type: 'response.completed',
+        sequence_number: seq++,
+        response: { ...base, id: 'resp_a', status: 'completed' },
+      },
+    ];
+    const second = [
+      { type: 'response.created', sequence_number: seq++, response: { ...base, id: 'resp_b' } },
+      {
+        type: 'response.output_text.delta',
+        sequence_number: seq++,
+        item_id: 'msg_b',
+        output_index: 0,
+        content_index: 0,
+        delta: 'Sunny.',
+        logprobs: [],
+      },
+      {
+        type: 'response.completed',
+        sequence_number: seq++,
+        response: { ...base, id: 'resp_b', status: 'completed' },
+      },
+    ];
+    server = await startOpenAIServer([{ stream: responsesSse(first) }, { stream: responsesSse(second) }]);
+    const agent = new Agent({
+      name: 'helper',
+      model: createOpenAIModel({
+        model: 'o4-mini',
+        api: 'responses',
+        apiKey: 'sk-test',
+        baseURL: server.baseURL,
+      }),
+      tools: [weatherTool()],
+    });
+    const msg = await agent.reply('Weather in Paris?');
+    expect(msg.finishedReason).toBe('completed');
+    expect(getBlocks(msg, 'thinking').map((b) => b.thinking)).toEqual(['First thought.', 'Second thought.']);
+    const input = server.requests[1]!.body.input as Array<Record<string, unknown>>;
+    expect(input.map((i) => i.type ?? i.role)).toEqual([
+      'user',
+      'reasoning',
+      'reasoning',
+      'function_call',
+      'function_call_output',
+    ]);
+    expect(input[1]).toMatchObject({ encrypted_content: 'enc-rs_1', summary: [{ text: 'First thought.' }] });
+    expect(input[2]).toMatchObject({ encrypted_content: 'enc-rs_2', summary: [{ text: 'Second thought.' }] });
+  });
 });

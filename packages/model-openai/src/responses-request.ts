@@ -91,7 +91,10 @@ function assistantItems(
   };
   for (const block of blocks) {
     if (block.type === 'text') {
-      text ??= { text: '', itemId: readOpenaiData(block.providerData).itemId };
+      const itemId = readOpenaiData(block.providerData).itemId;
+      // Text of another output message is another message item.
+      if (text?.itemId && itemId && itemId !== text.itemId) flushText();
+      text ??= { text: '', itemId };
       text.text += block.text;
       continue;
     }

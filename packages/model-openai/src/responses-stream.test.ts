@@ -158,7 +158,7 @@ describe('Responses API streaming', () => {
     ]);
   });
 
-  it('with store: true, items keep their ids', async () => {
+  it('with store: true, items keep their ids (two output messages stay two items)', async () => {
     server = await startOpenAIServer([{ stream: responsesSse(events) }]);
     const model = createOpenAIModel({
       model: 'gpt-4.1',
@@ -175,6 +175,7 @@ describe('Responses API streaming', () => {
         providerData: { openai: { reasoningItem: { id: 'rs_1', summary: [], encryptedContent: null } } },
       },
       { type: 'text', id: 'x1', text: 'Hi!', providerData: { openai: { itemId: 'msg_1' } } },
+      { type: 'text', id: 'x2', text: 'Bye!', providerData: { openai: { itemId: 'msg_2' } } },
     ]);
     await collect(model, modelRequest({ messages: [userMsg('Hi'), reply, userMsg('Again')] }));
     const { body } = server.requests[0]!;
@@ -189,6 +190,13 @@ describe('Responses API streaming', () => {
         id: 'msg_1',
         status: 'completed',
         content: [{ type: 'output_text', text: 'Hi!', annotations: [] }],
+      },
+      {
+        type: 'message',
+        role: 'assistant',
+        id: 'msg_2',
+        status: 'completed',
+        content: [{ type: 'output_text', text: 'Bye!', annotations: [] }],
       },
       { role: 'user', content: 'Again' },
     ]);

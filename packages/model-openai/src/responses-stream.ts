@@ -18,6 +18,13 @@ export async function* responsesChunks(
   const calls = new Map<string, { callId: string; emitted: string }>();
   const textItems = new Set<string>();
   const summaryParts = new Map<string, number>();
+  // The reasoning item the open thinking block belongs to: another item starts another block.
+  let reasoningItem: string | undefined;
+  const newReasoning = (itemId: string): { newBlock?: true } => {
+    if (itemId === reasoningItem) return {};
+    reasoningItem = itemId;
+    return { newBlock: true };
+  };
   let usage: Usage | undefined;
   let finished = false;
   for await (const event of stream) {
@@ -49,8 +56,14 @@ export async function* responsesChunks(
         if (!event.delta) break;
         if (textItems.has(event.item_id)) yield { type: 'text', delta: event.delta };
         else {
+          // Another output message is another text block (it keeps its own item id).
           textItems.add(event.item_id);
-          yield { type: 'text', delta: event.delta, providerData: openaiData({ itemId: event.item_id }) };
+          yield {
+            type: 'text',
+            delta: event.delta,
+            providerData: openaiData({ itemId: event.item_id }),
+            ...(textItems.size > 1 ? { newBlock: true } : {}),
+          };
         }
         break;
       }
@@ -59,11 +72,11 @@ export async function* responsesChunks(
         const seen = summaryParts.get(event.item_id);
         summaryParts.set(event.item_id, event.summary_index);
         const separator = seen !== undefined && seen !== event.summary_index ? '\n\n' : '';
-        yield { type: 'thinking', delta: separator + event.delta };
+        yield { type: 'thinking', delta: separator + event.delta, ...newReasoning(event.item_id) };
         break;
       }
       case 'response.reasoning_text.delta': {
-        if (event.delta) yield { type: 'thinking', delta: event.delta };
+        if (event.delta) yield { type: 'thinking', delta: event.delta, ...newReasoning(event.item_id) };
         break;
       }
       case 'response.output_item.done': {
@@ -72,6 +85,7 @@ export async function* responsesChunks(
           yield {
             type: 'thinking',
             delta: '',
+            ...newReasoning(item.id),
             providerData: openaiData({
               reasoningItem: {
                 id: item.id,
