@@ -272,6 +272,30 @@ describe('structuredOutput plugin', () => {
     expect(() => structuredOutput({ graceIters: 0 })).toThrow(ConfigError);
     expect(() => structuredOutput({ graceIters: 1.5 })).toThrow(/graceIters must be a positive integer/);
   });
+
+  it('rejects options that are not an object, or unknown, naming the field', () => {
+    expect(() => structuredOutput(null as never)).toThrow(ConfigError);
+    expect(() => structuredOutput('5' as never)).toThrow(/options must be an object/);
+    // The reference's name for the option is not silently ignored: it points to `graceIters`.
+    let error: unknown;
+    try {
+      structuredOutput({ structuredOutputGraceIters: 2 } as never);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).field).toBe('structuredOutput.structuredOutputGraceIters');
+    expect((error as Error).message).toMatch(/unknown option.*graceIters/);
+    expect(
+      (() => {
+        try {
+          structuredOutput({ graceIters: 0 });
+        } catch (e) {
+          return (e as ConfigError).field;
+        }
+      })(),
+    ).toBe('structuredOutput.graceIters');
+  });
 });
 
 describe('structured output across pauses', () => {

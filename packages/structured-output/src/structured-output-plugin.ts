@@ -38,6 +38,27 @@ const DEFAULT_GRACE_ITERS = 5;
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** Checks the options (an object with known keys only) and returns `graceIters`. @throws {ConfigError} */
+function resolveGraceIters(options: StructuredOutputOptions): number {
+  if (!isObject(options))
+    throw new ConfigError(`structuredOutput: options must be an object, got ${JSON.stringify(options)}.`, {
+      field: 'structuredOutput',
+    });
+  for (const key of Object.keys(options))
+    if (key !== 'graceIters')
+      throw new ConfigError(
+        `structuredOutput: unknown option '${key}' (the only option is 'graceIters': iterations after maxIters during which the call is forced).`,
+        { field: `structuredOutput.${key}` },
+      );
+  const graceIters: unknown = options.graceIters ?? DEFAULT_GRACE_ITERS;
+  if (typeof graceIters !== 'number' || !Number.isInteger(graceIters) || graceIters <= 0)
+    throw new ConfigError(
+      `structuredOutput: graceIters must be a positive integer, got ${String(graceIters)}.`,
+      { field: 'structuredOutput.graceIters' },
+    );
+  return graceIters;
+}
+
 /**
  * Structured output: pass `structuredSchema` (zod or any Standard Schema with JSON Schema support) to
  * `agent.reply` and the reply ends only once the model submitted a valid result through the
@@ -57,15 +78,7 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
  * result.structuredOutput?.temperature; // number | undefined
  */
 export function structuredOutput(options: StructuredOutputOptions = {}): Plugin {
-  const graceIters = options.graceIters ?? DEFAULT_GRACE_ITERS;
-  if (!Number.isInteger(graceIters) || graceIters <= 0)
-    throw new ConfigError(
-      `structuredOutput: graceIters must be a positive integer, got ${String(graceIters)}.`,
-      {
-        field: 'graceIters',
-      },
-    );
-
+  const graceIters = resolveGraceIters(options);
   const validator = new JsonSchemaValidator();
   // The schema objects of replies started in this process, by the agent's live state. After a restart
   // (a new state object) there is none and the stored JSON Schema validates.
@@ -127,10 +140,8 @@ export function structuredOutput(options: StructuredOutputOptions = {}): Plugin 
       beforeFinish({ ctx }) {
         if (!pending(ctx)) return;
         // Neither a text-only answer nor the iteration limit ends a reply that owes a structured output,
-        // until the grace iterations after `maxIters` are used up.
-        // Kernel gap: when the last grace iteration ends with a text answer, the kernel asks with reason
-        // 'completed' and this hook cannot turn it into 'exceed_max_iters'; the reply then ends
-        // 'completed' with `structuredOutput: null`.
+        // until the grace iterations after `maxIters` are used up. Then the kernel ends the reply
+        // `exceed_max_iters` (a final answer past `maxIters` is never `completed`), `structuredOutput: null`.
         if (ctx.reply.iteration < ctx.maxIters + graceIters) return { continue: true };
       },
 
