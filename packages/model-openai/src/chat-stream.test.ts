@@ -205,6 +205,31 @@ describe('Chat Completions streaming', () => {
     expect(calls[ids[2]!]).toEqual({ name: 'translate', input: '{}' });
   });
 
+  it('keeps two calls apart when a server gives both the same id', async () => {
+    const base = { id: 'x', object: 'chat.completion.chunk', created: 1, model: 'local' };
+    const call = (index: number, city: string) => ({
+      index,
+      id: 'call_0',
+      type: 'function',
+      function: { name: 'get_weather', arguments: `{"city":"${city}"}` },
+    });
+    const frames = [
+      { ...base, choices: [{ index: 0, delta: { tool_calls: [call(0, 'Oslo')] }, finish_reason: null }] },
+      {
+        ...base,
+        choices: [{ index: 0, delta: { tool_calls: [call(1, 'Rome')] }, finish_reason: 'tool_calls' }],
+      },
+    ];
+    server = await startOpenAIServer([{ stream: chatSse(frames) }]);
+    const model = createOpenAIModel({ model: 'local', baseURL: server.baseURL, apiKey: 'x' });
+    const calls = toolCalls(await collect(model, modelRequest({ tools })));
+    expect(Object.values(calls)).toEqual([
+      { name: 'get_weather', input: '{"city":"Oslo"}' },
+      { name: 'get_weather', input: '{"city":"Rome"}' },
+    ]);
+    expect(Object.keys(calls)[0]).toBe('call_0');
+  });
+
   it('throws a connection ModelError when the stream ends without a finish_reason', async () => {
     server = await startOpenAIServer([{ stream: chatSse(chatText.slice(0, 4), { done: false }) }]);
     const model = createOpenAIModel({ model: 'gpt-4o-mini', apiKey: 'sk-test', baseURL: server.baseURL });

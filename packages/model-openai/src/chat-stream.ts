@@ -51,6 +51,9 @@ export async function* chatChunks(stream: AsyncIterable<ChatCompletionChunk>): A
       // A new call: first sight of the index, or a server reusing an index for another call.
       if (id === undefined || (call.id && call.id !== id && name)) {
         id = call.id || `call_${newId()}`;
+        // Chunks are keyed by id: a server that gives two calls one id would merge their arguments.
+        const used = new Set(idsByIndex.values());
+        for (let n = 2; used.has(id); n++) id = `${call.id}_${n}`;
         idsByIndex.set(index, id);
         yield { type: 'tool_call', id, ...(name ? { name } : {}), delta: args };
       } else if (args) {
