@@ -530,6 +530,16 @@ describe('GoogleModel over @google/genai against a Gemini wire-format server', (
     ]);
   });
 
+  it('reports the HTTP timeout (httpOptions.timeout) firing mid-stream as connection', async () => {
+    server.reply({ events: textStream, hangAfter: 1 });
+    const slow = model({ httpOptions: { baseUrl: server.baseUrl, timeout: 300 } });
+    const { chunks, error } = await failure(slow.stream(request([userMsg('hi')])));
+    expect(chunks).toEqual([{ type: 'text', delta: 'Hello' }]);
+    expect(error).toBeInstanceOf(ModelError);
+    expect((error as ModelError).errorType).toBe('connection');
+    await server.clientClosed;
+  });
+
   it('uses an injected client as is', async () => {
     server.reply({ events: textStream });
     const client = new GoogleGenAI({

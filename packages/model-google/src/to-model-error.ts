@@ -59,7 +59,8 @@ const truncatedStream = /^(Incomplete JSON segment at the end|Response body is e
 /**
  * Classifies anything the Gemini SDK throws into a {@link ModelError}: an `ApiError`'s HTTP status gives
  * the type (401, and 400 with reason `API_KEY_INVALID`, authentication; 403 permission, 429 rate_limit with the `RetryInfo` delay, 400/404/422
- * invalid_request, 5xx upstream); network failures, timeouts and streams cut mid-event are `connection`.
+ * invalid_request, 5xx upstream); network failures, timeouts (an `AbortError` the caller did not cause) and
+ * streams cut mid-event are `connection`.
  * The message is generic plus Google's status name (and, for invalid requests, Google's explanation, which
  * says what to fix); the original error is the `cause`.
  */
@@ -75,6 +76,10 @@ export function toModelError(error: unknown): ModelError {
       message += ` ${body.message.length > 500 ? `${body.message.slice(0, 500)}…` : body.message}`;
     return new ModelError(type, message, { status, retryAfterMs: retryDelayMs(body), cause: error });
   }
+  // The caller's own abort never gets here (the adapter rethrows its reason): an abort is the SDK's
+  // `httpOptions.timeout` firing, before the response or while it streams.
+  if (error instanceof Error && error.name === 'AbortError')
+    return new ModelError('connection', genericMessage('connection'), { cause: error });
   if (error instanceof Error && truncatedStream.test(error.message))
     return new ModelError('connection', genericMessage('connection'), { cause: error });
   if (
