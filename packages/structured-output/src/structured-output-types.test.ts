@@ -30,6 +30,21 @@ describe('structuredOutput types', () => {
     expect(result.structuredOutput).toEqual({ city: 'Hangzhou', temperature: 20 });
   });
 
+  it('types the final Msg of replyStream with the schema output type', async () => {
+    const model = new ScriptedModel([[toolCallChunk('GenerateStructuredOutput', { id: 7 })]]);
+    const agent = new Agent({ name: 'assistant', model, plugins: [structuredOutput()] });
+    const schema = z.object({ id: z.number() });
+    let final: Msg<{ id: number }> | undefined;
+    for await (const item of agent.replyStream('Id?', { structuredSchema: schema, yieldFinalMsg: true })) {
+      if (!('type' in item)) {
+        expectTypeOf(item).toEqualTypeOf<Msg<{ id: number }>>();
+        final = item;
+      }
+    }
+    expectTypeOf(final?.structuredOutput).toEqualTypeOf<{ id: number } | null | undefined>();
+    expect(final?.structuredOutput).toEqual({ id: 7 });
+  });
+
   it('types a reply without a schema as unknown, and fromJsonSchema with the named type', () => {
     const agent = new Agent({
       name: 'assistant',
