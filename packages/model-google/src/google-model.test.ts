@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { GoogleGenAI } from '@google/genai';
 import {
   assistantMsg,
@@ -538,6 +539,15 @@ describe('GoogleModel over @google/genai against a Gemini wire-format server', (
     expect(error).toBeInstanceOf(ModelError);
     expect((error as ModelError).errorType).toBe('connection');
     await server.clientClosed;
+  });
+
+  it("leaves no listener on the caller's signal after a call (one signal serves a whole reply)", async () => {
+    const controller = new AbortController();
+    for (let i = 0; i < 3; i++) {
+      server.reply({ events: textStream });
+      await collect(model().stream(request([userMsg('hi')], { signal: controller.signal })));
+    }
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
   });
 
   it('uses an injected client as is', async () => {
