@@ -2,6 +2,7 @@ export { injection, INJECTION_PLUGIN_NAME } from './injection-plugin';
 export {
   resolveInjectionConfig,
   type InjectionConfig,
+  type InjectionSourceLabel,
   type ResolvedInjectionConfig,
 } from './injection-config';
 export {
@@ -12,6 +13,7 @@ export {
   type RuntimeStateInput,
 } from './runtime-state';
 export { scanContext, hintText, type ContextScan } from './scan-context';
+export { createContextScanner, type ContextScanner, type ContextScanOptions } from './context-scanner';
 export { findRepeatedToolError, normalizeToolArguments, type RepeatedToolError } from './repeated-tool-error';
 export { readRecordedTime } from './recorded-time';
 export {

@@ -64,6 +64,20 @@ describe('resolveInjectionConfig', () => {
     expect(fieldOf(null)).toBe('injection');
   });
 
+  it('accepts injectionSource as the {label, sublabel} object the seed shows, stored as the reference string', () => {
+    expect(
+      resolveInjectionConfig({ injectionSource: { label: 'System', sublabel: 'Runtime State' } })
+        .injectionSource,
+    ).toBe(DEFAULT_INJECTION_SOURCE);
+    expect(resolveInjectionConfig({ injectionSource: { label: 'Ops' } }).injectionSource).toBe(
+      '{"label": "Ops"}',
+    );
+    expect(resolveInjectionConfig({ injectionSource: 'custom' }).injectionSource).toBe('custom');
+    expect(fieldOf({ injectionSource: { label: 3 } })).toBe('injection.injectionSource');
+    expect(fieldOf({ injectionSource: { label: 'a', extra: 'b' } })).toBe('injection.injectionSource');
+    expect(fieldOf({ injectionSource: null })).toBe('injection.injectionSource');
+  });
+
   it('accepts valid custom values, including an unknown timezone (warned about later)', () => {
     const c = resolveInjectionConfig({
       timezone: 'Mars/Olympus_Mons',

@@ -28,8 +28,12 @@ export interface InjectionConfig {
    * braces are kept as they are. Keep the fields themselves unchanged: detection relies on them.
    */
   template?: string;
-  /** The `source` of injected hints, used to recognise earlier injections (exact equality). */
-  injectionSource?: string;
+  /**
+   * The `source` of injected hints, used to recognise earlier injections (exact equality). A string, or
+   * the `{ label, sublabel? }` object the seed shows, stored as the reference's JSON text
+   * (`'{"label": "System", "sublabel": "Runtime State"}'`, the default).
+   */
+  injectionSource?: string | InjectionSourceLabel;
   /**
    * Tools whose calls in the context show the agent knows its tasks. Default: the `tasks` capability's
    * tool names, else `TaskCreate`, `TaskGet`, `TaskList`, `TaskUpdate`.
@@ -46,6 +50,12 @@ export interface InjectionConfig {
   contextBufferRatio?: number;
   /** The clock (for tests). Default `() => new Date()`. */
   now?: () => Date;
+}
+
+/** The object form of {@link InjectionConfig.injectionSource}. */
+export interface InjectionSourceLabel {
+  label: string;
+  sublabel?: string;
 }
 
 /** An {@link InjectionConfig} with every default applied and every field checked. */
@@ -153,6 +163,8 @@ export function resolveInjectionConfig(config: InjectionConfig = {}): ResolvedIn
   )
     fail('contextBufferRatio', 'must be a number between 0 and 1');
 
+  const injectionSource = resolveSource(config.injectionSource);
+
   const now = config.now ?? (() => new Date());
   if (typeof now !== 'function') fail('now', 'must be a function returning a Date');
 
@@ -164,11 +176,33 @@ export function resolveInjectionConfig(config: InjectionConfig = {}): ResolvedIn
     toolRetriesLimit,
     toolRetriesHint: str('toolRetriesHint', DEFAULT_TOOL_RETRIES_HINT),
     template,
-    injectionSource: str('injectionSource', DEFAULT_INJECTION_SOURCE),
+    injectionSource,
     taskToolNames: taskToolNames ? [...taskToolNames] : undefined,
     extraFields: { ...extraFields },
     emitHintEvent: bool('emitHintEvent', true),
     contextBufferRatio,
     now,
   };
+}
+
+/**
+ * The hint `source` string: a string as given; a `{ label, sublabel? }` object as the reference's JSON
+ * text (`{"label": "System", "sublabel": "Runtime State"}`, Python's `json.dumps` spacing).
+ */
+function resolveSource(value: unknown): string {
+  if (value === undefined) return DEFAULT_INJECTION_SOURCE;
+  if (typeof value === 'string') return value;
+  const label = value as Record<string, unknown> | null;
+  if (
+    typeof label !== 'object' ||
+    label === null ||
+    Array.isArray(label) ||
+    typeof label.label !== 'string' ||
+    !(label.sublabel === undefined || typeof label.sublabel === 'string') ||
+    Object.keys(label).some((k) => k !== 'label' && k !== 'sublabel')
+  )
+    fail('injectionSource', 'must be a string or an object { label: string, sublabel?: string }');
+  const entries: Array<[string, string]> = [['label', label.label as string]];
+  if (label.sublabel !== undefined) entries.push(['sublabel', label.sublabel as string]);
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v)}`).join(', ')}}`;
 }
