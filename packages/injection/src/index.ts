@@ -13,6 +13,7 @@ export {
   type RuntimeStateInput,
 } from './runtime-state';
 export { scanContext, hintText, type ContextScan } from './scan-context';
+export { createContextScanner, type ContextScanner, type ContextScanOptions } from './context-scanner';
 export { findRepeatedToolError, normalizeToolArguments, type RepeatedToolError } from './repeated-tool-error';
 export { readRecordedTime } from './recorded-time';
 export {

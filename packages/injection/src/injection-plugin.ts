@@ -1,10 +1,11 @@
-import { ConfigError, definePlugin, type Msg, type Plugin, type PluginContext } from '@agentkit/core';
+import { ConfigError, definePlugin, type Plugin, type PluginContext } from '@agentkit/core';
 import { warnContextBufferRatioDeprecated } from './deprecation';
 import {
   type InjectionConfig,
   type ResolvedInjectionConfig,
   resolveInjectionConfig,
 } from './injection-config';
+import { createContextScanner } from './context-scanner';
 import { collectRuntimeState, renderRuntimeState } from './runtime-state';
 import { isValidTimeZone } from './time-zone';
 
@@ -15,10 +16,11 @@ export const INJECTION_PLUGIN_NAME = '@agentkit/injection';
 const DEFAULT_TRIGGER_RATIO = 0.8;
 const DEFAULT_CONTEXT_BUFFER_RATIO = 0.2;
 
-function replyMessage(ctx: PluginContext): Msg | undefined {
+/** The index of the reply's message in the context (normally the last one), or -1. */
+function replyIndex(ctx: PluginContext): number {
   const { context } = ctx.state;
-  for (let i = context.length - 1; i >= 0; i--) if (context[i]!.id === ctx.reply.id) return context[i];
-  return undefined;
+  for (let i = context.length - 1; i >= 0; i--) if (context[i]!.id === ctx.reply.id) return i;
+  return -1;
 }
 
 /**
@@ -39,6 +41,8 @@ function replyMessage(ctx: PluginContext): Msg | undefined {
 export function injection(config: InjectionConfig = {}): Plugin {
   const resolved: ResolvedInjectionConfig = resolveInjectionConfig(config);
   if (resolved.contextBufferRatio !== undefined) warnContextBufferRatioDeprecated();
+  // Remembers per context array what its final messages say, so a model call reads only what is new.
+  const scanner = createContextScanner();
 
   return definePlugin({
     name: INJECTION_PLUGIN_NAME,
@@ -69,10 +73,14 @@ export function injection(config: InjectionConfig = {}): Plugin {
       beforeInference({ ctx }) {
         if (!resolved.injectRuntimeState) return;
         const tasks = ctx.capability('tasks');
+        const { context } = ctx.state;
+        const reply = replyIndex(ctx);
         const fields = collectRuntimeState({
           config: resolved,
-          context: ctx.state.context,
-          replyMessage: replyMessage(ctx),
+          context,
+          replyMessage: reply >= 0 ? context[reply] : undefined,
+          scanner,
+          openFrom: reply >= 0 ? reply : undefined,
           iteration: ctx.reply.iteration,
           now: resolved.now(),
           tasks: tasks?.counts(ctx.state) ?? { pending: 0, inProgress: 0 },

@@ -30,4 +30,16 @@ describe('readRecordedTime', () => {
     expect(readRecordedTime('<current-time>yesterday</current-time>', F, 'UTC')).toBeNull();
     expect(readRecordedTime('<current-time>  2026-07-01T12:00:00 </current-time>', F, 'UTC')).not.toBeNull();
   });
+
+  it('answers the same hint again from memory, as a new Date each time', () => {
+    const hint = '<current-time>2026-07-01T19:50:00</current-time>\n<timezone>Asia/Shanghai</timezone>';
+    const first = readRecordedTime(hint, F, 'UTC')!;
+    first.setTime(0);
+    expect(iso(readRecordedTime(hint, F, 'UTC'))).toBe('2026-07-01T11:50:00.000Z');
+    expect(iso(readRecordedTime(hint, F, 'America/New_York'))).toBe('2026-07-01T11:50:00.000Z');
+    expect(iso(readRecordedTime(hint, '%Y-%m-%d', 'UTC'))).toBeNull();
+    expect(iso(readRecordedTime('<current-time>2026-07-01T19:50:00</current-time>', F, 'Asia/Tokyo'))).toBe(
+      '2026-07-01T10:50:00.000Z',
+    );
+  });
 });

@@ -7,6 +7,23 @@ import { instantOfWallTime, isValidTimeZone, wallTimeAsUtc } from './time-zone';
  * is read in the `<timezone>` of the same hint, else in `fallbackTimeZone`, else in UTC.
  */
 export function readRecordedTime(hint: string, timeFormat: string, fallbackTimeZone: string): Date | null {
+  // Every model call of a session reads the same last injection again: remember the last answer.
+  const memo = lastRead;
+  if (
+    memo &&
+    memo.hint === hint &&
+    memo.timeFormat === timeFormat &&
+    memo.fallbackTimeZone === fallbackTimeZone
+  )
+    return memo.ms === null ? null : new Date(memo.ms);
+  const date = readUncached(hint, timeFormat, fallbackTimeZone);
+  lastRead = { hint, timeFormat, fallbackTimeZone, ms: date ? date.getTime() : null };
+  return date;
+}
+
+let lastRead: { hint: string; timeFormat: string; fallbackTimeZone: string; ms: number | null } | undefined;
+
+function readUncached(hint: string, timeFormat: string, fallbackTimeZone: string): Date | null {
   const time = /<current-time>(.*?)<\/current-time>/.exec(hint)?.[1];
   if (time === undefined) return null;
   const parsed = parseTime(time.trim(), timeFormat);

@@ -2,6 +2,7 @@ import type { Msg } from '@agentkit/core';
 import type { ResolvedInjectionConfig } from './injection-config';
 import { readRecordedTime } from './recorded-time';
 import { findRepeatedToolError } from './repeated-tool-error';
+import type { ContextScanner } from './context-scanner';
 import { scanContext } from './scan-context';
 import { CONTEXT_COMPRESSION_TEXT, contextLengthText, DEFAULT_TASK_TOOL_NAMES, tasksText } from './texts';
 import { formatTime } from './time-format';
@@ -32,6 +33,13 @@ export interface RuntimeStateInput {
   taskToolNames?: readonly string[];
   /** Called only at iteration 0 (token counting is not free). */
   contextUsage: () => ContextUsage;
+  /**
+   * Reads earlier injections from the context. Default `scanContext` (a full scan); the plugin passes a
+   * `createContextScanner()` so that a call only reads what was appended since the last one.
+   */
+  scanner?: ContextScanner | undefined;
+  /** Index of the first context message that may still change (the reply's message), for `scanner`. */
+  openFrom?: number | undefined;
 }
 
 /** One `<key>value</key>` field of an injection. */
@@ -46,10 +54,11 @@ export function collectRuntimeState(input: RuntimeStateInput): RuntimeStateField
   const { config, now } = input;
   const fields = new Map<string, string>();
   const hasUnfinishedTasks = input.tasks.pending > 0 || input.tasks.inProgress > 0;
-  const scan = scanContext(input.context, {
+  const scan = (input.scanner ?? scanContext)(input.context, {
     source: config.injectionSource,
     taskToolNames: config.taskToolNames ?? input.taskToolNames ?? DEFAULT_TASK_TOOL_NAMES,
     hasUnfinishedTasks,
+    openFrom: input.openFrom,
   });
   const zone = isValidTimeZone(config.timezone) ? config.timezone : 'UTC';
 

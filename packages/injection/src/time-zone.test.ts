@@ -38,4 +38,40 @@ describe('time zones', () => {
     const winter = { year: 2026, month: 1, day: 15, hour: 9, minute: 0, second: 0 };
     expect(instantOfWallTime(winter, 'Europe/Berlin').toISOString()).toBe('2026-01-15T08:00:00.000Z');
   });
+
+  it('answers repeated calls within a second from memory, with the same result as a fresh computation', () => {
+    const base = Date.parse('2026-03-29T00:59:58.000Z'); // Europe/Berlin switches to CEST at 01:00 UTC
+    const zones = ['Europe/Berlin', 'UTC', 'Asia/Shanghai', 'America/New_York'];
+    const fresh = (ms: number, zone: string) => {
+      const f = new Intl.DateTimeFormat('en-US', {
+        timeZone: zone,
+        hourCycle: 'h23',
+        year: 'numeric',
+        month: 'numeric',
+        day: 'numeric',
+        hour: 'numeric',
+        minute: 'numeric',
+        second: 'numeric',
+        timeZoneName: 'short',
+      });
+      const p = Object.fromEntries(f.formatToParts(ms).map((x) => [x.type, x.value]));
+      return {
+        year: Number(p.year),
+        month: Number(p.month),
+        day: Number(p.day),
+        hour: Number(p.hour),
+        minute: Number(p.minute),
+        second: Number(p.second),
+        zoneName: p.timeZoneName,
+      };
+    };
+    for (let ms = base; ms < base + 4000; ms += 250)
+      for (const zone of zones) {
+        const got = wallTimeIn(new Date(ms), zone);
+        expect(got, `${new Date(ms).toISOString()} ${zone}`).toMatchObject(fresh(ms, zone));
+        got.hour = -1; // a caller changing its copy does not change the next answer
+      }
+    expect(wallTimeIn(new Date(base + 2000), 'Europe/Berlin')).toMatchObject({ hour: 3, offsetMinutes: 120 });
+    expect(wallTimeIn(new Date(base + 1999), 'Europe/Berlin')).toMatchObject({ hour: 1, offsetMinutes: 60 });
+  });
 });

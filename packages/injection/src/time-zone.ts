@@ -47,8 +47,24 @@ export function wallTimeAsUtc(w: WallTime): number {
   return d.getTime();
 }
 
-/** The wall-clock time of `instant` in `timeZone` (a valid IANA name), with its offset and short name. */
+/** The last answer of `wallTimeIn` per time zone: the wall time only changes once a second. */
+const lastWallTimes = new Map<string, { second: number; value: ZonedWallTime }>();
+
+/**
+ * The wall-clock time of `instant` in `timeZone` (a valid IANA name), with its offset and short name.
+ * The last answer per time zone is remembered for the rest of its second (`Intl` formatting is the
+ * costly part of an injection).
+ */
 export function wallTimeIn(instant: Date, timeZone: string): ZonedWallTime {
+  const second = Math.floor(instant.getTime() / 1000);
+  const hit = lastWallTimes.get(timeZone);
+  if (hit && hit.second === second) return { ...hit.value };
+  const value = computeWallTimeIn(instant, timeZone);
+  if (hit || lastWallTimes.size < 1000) lastWallTimes.set(timeZone, { second, value });
+  return { ...value };
+}
+
+function computeWallTimeIn(instant: Date, timeZone: string): ZonedWallTime {
   const parts: Record<string, string> = {};
   for (const p of formatter(timeZone).formatToParts(instant)) parts[p.type] = p.value;
   const yearOfEra = Number(parts.year);
