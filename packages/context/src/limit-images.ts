@@ -11,6 +11,11 @@ export interface LimitImagesOptions {
   hintSource: string | null;
   /** Told when offloading an image fails (the image then stays). */
   logger?: Logger | undefined;
+  /**
+   * Index of the first message that may still change (the reply's message); see
+   * {@link countContextImages}. Default: the last message.
+   */
+  openFrom?: number | undefined;
 }
 
 interface ImageRef {
@@ -23,11 +28,8 @@ interface ImageRef {
 
 const isImage = (b: ContentBlock): b is DataBlock =>
   b.type === 'data' && b.source.mediaType.startsWith('image/');
-const imageCounts = new WeakMap<Msg, { length: number; count: number }>();
 
-function countImages(msg: Msg, cache: boolean): number {
-  const hit = cache ? imageCounts.get(msg) : undefined;
-  if (hit && hit.length === msg.content.length) return hit.count;
+function countImages(msg: Msg): number {
   let count = 0;
   for (const block of msg.content) {
     if (isImage(block)) count++;
@@ -35,8 +37,53 @@ function countImages(msg: Msg, cache: boolean): number {
     else if (block.type === 'hint' && typeof block.hint !== 'string')
       for (const p of block.hint) count += isImage(p) ? 1 : 0;
   }
-  if (cache) imageCounts.set(msg, { length: msg.content.length, count });
   return count;
+}
+
+/** The images of the final messages `[0, done)` of one context array. */
+interface ImageMemo {
+  done: number;
+  first: Msg | undefined;
+  last: Msg | undefined;
+  lastLength: number;
+  count: number;
+}
+
+const imageMemos = new WeakMap<readonly Msg[], ImageMemo>();
+
+/**
+ * How many images the context holds (top level, inside tool results and inside hints). The messages before
+ * `openFrom` (default: all but the last) are final until the array is replaced, as the kernel guarantees
+ * (only the reply's message changes); their count is remembered per context array, so a call only reads
+ * the messages appended since the last one and the open ones. Starts over when `openFrom` is before what
+ * was counted, or when the first or last counted message is no longer the same object or has another
+ * number of blocks.
+ */
+export function countContextImages(context: readonly Msg[], openFrom = context.length - 1): number {
+  const open = Math.max(0, Math.min(openFrom, context.length));
+  let memo = imageMemos.get(context);
+  const valid =
+    memo !== undefined &&
+    memo.done <= open &&
+    (memo.done === 0 ||
+      (context[0] === memo.first &&
+        context[memo.done - 1] === memo.last &&
+        memo.last!.content.length === memo.lastLength));
+  if (!valid) {
+    memo = { done: 0, first: undefined, last: undefined, lastLength: 0, count: 0 };
+    imageMemos.set(context, memo);
+  }
+  const m = memo!;
+  for (let i = m.done; i < open; i++) m.count += countImages(context[i]!);
+  if (open > m.done) {
+    m.done = open;
+    m.first = context[0];
+    m.last = context[open - 1];
+    m.lastLength = m.last!.content.length;
+  }
+  let total = m.count;
+  for (let i = open; i < context.length; i++) total += countImages(context[i]!);
+  return total;
 }
 
 /** The note that replaces an image: where it was offloaded to (`url`), or that it was removed. */
@@ -59,8 +106,7 @@ export async function limitContextImages(
   options: LimitImagesOptions,
 ): Promise<Msg[] | null> {
   const { maxImageNum } = options;
-  let total = 0;
-  for (let m = 0; m < context.length; m++) total += countImages(context[m]!, m < context.length - 1);
+  const total = countContextImages(context, options.openFrom);
   if (total <= maxImageNum) return null;
 
   const refs: ImageRef[] = [];

@@ -99,6 +99,14 @@ export function summaryMessage(summary: AgentState['summary']): Msg | null {
   return createMsg({ role: 'user', name: 'user', content, id: 'summary' });
 }
 
+/** The index of the reply's message in the context (normally the last one), or `undefined`. */
+function replyIndex(state: CompressionTarget['state']): number | undefined {
+  const id = state.reply?.id;
+  if (!id) return undefined;
+  for (let i = state.context.length - 1; i >= 0; i--) if (state.context[i]!.id === id) return i;
+  return undefined;
+}
+
 function unfinishedReplyCalls(state: CompressionTarget['state']): string[] {
   const id = state.reply?.id;
   if (!id) return [];
@@ -141,6 +149,7 @@ export async function runCompression(
     offloader: target.offloader,
     hintSource: target.hintSource,
     logger: target.logger,
+    openFrom: replyIndex(state),
   });
   if (images) target.replaceContext({ summary: state.summary, context: images });
 
