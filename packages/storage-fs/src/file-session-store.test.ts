@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, readFile, readdir, rm, utimes, writeFile } from 'node:fs/promises';
+import { mkdtemp, open, readFile, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -135,6 +135,25 @@ describe('FileSessionStore files', () => {
     expect((await store.getSession('u', 'a', 's'))?.state).toEqual(good);
     expect((await store.updateSessionState('u', 'a', 's', good)).version).toBe(2);
     expect(await store.deleteSession('u', 'a', 's')).toBe(true);
+  });
+});
+
+describe('FileSessionStore listing', () => {
+  it('reads only the summary line of each file (a listing never loads whole states)', async () => {
+    await store.upsertSession('u', 'a', 'small');
+    const big = await store.upsertSession('u', 'a', 'big', { metadata: { big: true } });
+    // A 3 GiB (sparse) session file: more than a whole-file read can even hold in one string.
+    const handle = await open(store.file({ ...key, sessionId: 'big' }), 'r+');
+    try {
+      await handle.truncate(3 * 2 ** 30);
+    } finally {
+      await handle.close();
+    }
+    const { sessions } = await store.listSessions('u', 'a');
+    expect(sessions.map((s) => [s.sessionId, s.version, s.metadata])).toEqual([
+      ['big', big.version, { big: true }],
+      ['small', 1, {}],
+    ]);
   });
 });
 

@@ -24,7 +24,36 @@ import {
 } from '@agentkit/core';
 import { withFileLock } from './file-lock';
 import { RECORD_SUFFIX, fileSegment } from './file-names';
-import { formatRecordFile, parseRecordFile, parseSummaryFile } from './record-file';
+import { formatRecordFile, parseRecordFile, parseSummaryFile, parseSummaryLine } from './record-file';
+
+/** How many session files a listing reads at once. */
+const LIST_CONCURRENCY = 16;
+/** How much of a file a listing reads per step while looking for the end of the summary line. */
+const HEAD_CHUNK = 16 * 1024;
+
+/** The first line of a file (without its newline), or the whole file when it has none. */
+async function readFirstLine(path: string): Promise<string> {
+  const handle = await open(path, 'r');
+  try {
+    const parts: Buffer[] = [];
+    for (let position = 0; ; ) {
+      const buffer = Buffer.allocUnsafe(HEAD_CHUNK);
+      const { bytesRead } = await handle.read(buffer, 0, HEAD_CHUNK, position);
+      if (bytesRead === 0) break;
+      const chunk = buffer.subarray(0, bytesRead);
+      const newline = chunk.indexOf(0x0a);
+      if (newline >= 0) {
+        parts.push(chunk.subarray(0, newline));
+        break;
+      }
+      parts.push(chunk);
+      position += bytesRead;
+    }
+    return Buffer.concat(parts).toString('utf8');
+  } finally {
+    await handle.close();
+  }
+}
 
 /** Options of {@link FileSessionStore}. */
 export interface FileSessionStoreOptions {
@@ -131,22 +160,30 @@ export class FileSessionStore implements SessionStore {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { sessions: [], cursor: null };
       throw fsError(error, 'listSessions');
     }
+    const files = names.filter((n) => n.endsWith(RECORD_SUFFIX));
     const summaries: SessionSummary[] = [];
+    const readSummary = async (name: string): Promise<void> => {
+      const path = join(dir, name);
+      try {
+        // The summary is the first line: a listing never reads (or holds) whole states.
+        const line = await readFirstLine(path);
+        const sessionId = sessionIdOf(name, `${line}\n`);
+        if (sessionId === null) return; // not a session file of this store
+        const session = { userId, agentId, sessionId };
+        summaries.push(
+          parseSummaryLine(session, line) ?? parseSummaryFile(session, await readFile(path, 'utf8')),
+        );
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return; // deleted meanwhile
+        throw fsError(error, 'listSessions');
+      }
+    };
+    // A few files at a time, so a large store does not run out of file descriptors.
+    let next = 0;
     await Promise.all(
-      names
-        .filter((n) => n.endsWith(RECORD_SUFFIX))
-        .map(async (name) => {
-          let text: string;
-          try {
-            text = await readFile(join(dir, name), 'utf8');
-          } catch (error) {
-            if ((error as NodeJS.ErrnoException).code === 'ENOENT') return; // deleted meanwhile
-            throw fsError(error, 'listSessions');
-          }
-          const sessionId = sessionIdOf(name, text);
-          if (sessionId === null) return; // not a session file of this store
-          summaries.push(parseSummaryFile({ userId, agentId, sessionId }, text));
-        }),
+      Array.from({ length: Math.min(LIST_CONCURRENCY, files.length) }, async () => {
+        while (next < files.length) await readSummary(files[next++] as string);
+      }),
     );
     return pageSessionSummaries(summaries, limit, cursor);
   }

@@ -59,6 +59,22 @@ function checkSummary(key: SessionKey, head: unknown): SessionSummary {
   return parseStoredSummary(key, h);
 }
 
+/**
+ * Parses and validates the summary from the first line of a session file (`firstLine` without its
+ * newline). `undefined` when the line is not laid out as {@link formatRecordFile} writes it (a
+ * hand-edited file): the caller then parses the whole file.
+ */
+export function parseSummaryLine(key: SessionKey, firstLine: string): SessionSummary | undefined {
+  if (!(firstLine.startsWith(HEAD) && firstLine.endsWith(','))) return undefined;
+  let head: unknown;
+  try {
+    head = JSON.parse(firstLine.slice(HEAD.length, -1));
+  } catch {
+    return undefined;
+  }
+  return checkSummary(key, head);
+}
+
 /** Parses and validates the summary of a session file (the state is not parsed). */
 export function parseSummaryFile(key: SessionKey, text: string): SessionSummary {
   return checkSummary(key, splitFile(key, text).head);
