@@ -16,6 +16,11 @@ export interface GenerateStructuredOutputToolOptions {
   liveSchema?: StandardSchemaV1 | null;
   /** Validates against `jsonSchema` when there is no live schema. */
   validator: JsonSchemaValidator;
+  /**
+   * Called when the schema itself is at fault (its output is not plain JSON), before the call's error
+   * result is saved; the plugin ends the reply with that error instead of letting the model retry.
+   */
+  onSchemaProblem?: (toolCallId: string, message: string) => void;
 }
 
 /**
@@ -27,7 +32,7 @@ export interface GenerateStructuredOutputToolOptions {
 export function createGenerateStructuredOutputTool(
   options: GenerateStructuredOutputToolOptions,
 ): Tool<unknown> {
-  const { jsonSchema, liveSchema, validator } = options;
+  const { jsonSchema, liveSchema, validator, onSchemaProblem } = options;
   const { $schema: _ignored, ...withoutDialect } = stripTitles(jsonSchema);
   return {
     name: GENERATE_STRUCTURED_OUTPUT_TOOL_NAME,
@@ -40,7 +45,10 @@ export function createGenerateStructuredOutputTool(
       const result = liveSchema
         ? await validateWithStandardSchema(liveSchema, input)
         : validator.validate(jsonSchema, input);
-      if (!result.ok) return { output: result.error, state: 'error' };
+      if (!result.ok) {
+        if (result.schemaProblem) onSchemaProblem?.(ctx.toolCallId, result.error);
+        return { output: result.error, state: 'error' };
+      }
       ctx.finishReply({ structuredOutput: result.value });
       return STRUCTURED_OUTPUT_SUCCESS_TEXT;
     },

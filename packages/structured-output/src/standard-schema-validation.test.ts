@@ -35,15 +35,41 @@ describe('validateWithStandardSchema (zod in process)', () => {
     });
   });
 
-  it('stores the parsed value as JSON', async () => {
-    const withDate = z.object({ at: z.string().transform((s) => new Date(s)) });
-    expect(await validateWithStandardSchema(withDate, { at: '2026-01-02T03:04:05.000Z' })).toEqual({
+  it('keeps a parsed value that is plain JSON (transforms to JSON values are fine)', async () => {
+    const trimmed = z.object({ name: z.string().transform((s) => s.trim()), note: z.string().optional() });
+    expect(await validateWithStandardSchema(trimmed, { name: ' Ada ' })).toEqual({
       ok: true,
-      value: { at: '2026-01-02T03:04:05.000Z' },
+      value: { name: 'Ada' },
     });
   });
 
-  it('turns a throwing validator and a non-JSON result into error texts', async () => {
+  it('reports an output that is not plain JSON as a schema problem (its type would lie after storage)', async () => {
+    const cases = [
+      [
+        z.object({ at: z.string().transform((s) => new Date(s)) }),
+        { at: '2026-01-02T03:04:05.000Z' },
+        '$.at',
+        'a Date',
+      ],
+      [z.object({ m: z.string().transform((s) => new Map([[s, 1]])) }), { m: 'k' }, '$.m', 'a Map'],
+      [z.object({ n: z.number().transform((n) => BigInt(n)) }), { n: 1 }, '$.n', 'a bigint'],
+      [
+        z.object({ xs: z.array(z.number()).transform((xs) => [...xs, Number.NaN]) }),
+        { xs: [] },
+        '$.xs[0]',
+        'NaN',
+      ],
+    ] as const;
+    for (const [schema, input, path, what] of cases) {
+      const result = await validateWithStandardSchema(schema, input);
+      expect(result).toMatchObject({ ok: false, schemaProblem: true });
+      expect(!result.ok && result.error).toBe(
+        `SchemaError: The structuredSchema's output is not plain JSON: ${path} is ${what}. Structured outputs are stored in the agent state as JSON, so the schema's output type must be JSON too (e.g. an ISO date string instead of a transform to Date).`,
+      );
+    }
+  });
+
+  it('turns a throwing validator into an error text', async () => {
     const throwing = z.object({ a: z.string() }).superRefine(() => {
       throw new Error('boom');
     });
@@ -51,11 +77,5 @@ describe('validateWithStandardSchema (zod in process)', () => {
       ok: false,
       error: 'Error: boom',
     });
-    const bigint = z.object({ n: z.number().transform((n) => BigInt(n)) });
-    const result = await validateWithStandardSchema(bigint, { n: 1 });
-    expect(result.ok).toBe(false);
-    expect(!result.ok && result.error).toMatch(
-      /^ValidationError: The structured output is not JSON-serialisable/,
-    );
   });
 });

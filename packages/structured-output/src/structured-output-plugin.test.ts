@@ -268,6 +268,21 @@ describe('structuredOutput plugin', () => {
     expect(model.callCount).toBe(0);
   });
 
+  it('ends the reply with an error when the schema output is not plain JSON (the model cannot fix that)', async () => {
+    const model = new ScriptedModel([[toolCallChunk(TOOL, { at: '2026-01-02T03:04:05.000Z' })]], {
+      onExhausted: 'repeat',
+    });
+    const agent = new Agent({ name: 'assistant', model, plugins: [structuredOutput()] });
+    const result = await agent.reply('When?', {
+      structuredSchema: z.object({ at: z.string().transform((s) => new Date(s)) }),
+    });
+    expect(result.finishedReason).toBe('error');
+    expect(result.structuredOutput).toBeNull();
+    expect(result.error?.message).toMatch(/not plain JSON: \$\.at is a Date/);
+    expect(model.callCount).toBe(1);
+    expect(agent.state.reply?.finish ?? null).toBeNull();
+  });
+
   it('rejects invalid options', () => {
     expect(() => structuredOutput({ graceIters: 0 })).toThrow(ConfigError);
     expect(() => structuredOutput({ graceIters: 1.5 })).toThrow(/graceIters must be a positive integer/);

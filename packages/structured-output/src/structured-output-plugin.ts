@@ -83,6 +83,10 @@ export function structuredOutput(options: StructuredOutputOptions = {}): Plugin 
   // The schema objects of replies started in this process, by the agent's live state. After a restart
   // (a new state object) there is none and the stored JSON Schema validates.
   const liveSchemas = new WeakMap<AgentState, { replyId: string; schema: StandardSchemaV1 | null }>();
+  // Calls whose output the schema itself made unstorable (not plain JSON), by tool-call id: `afterTool`
+  // ends the reply with the error, since no retry of the model can fix the schema.
+  const schemaProblems = new Map<string, string>();
+  const onSchemaProblem = (toolCallId: string, message: string) => schemaProblems.set(toolCallId, message);
 
   const storedSchema = (ctx: PluginContext): JSONSchema | null => {
     const data = ctx.getReplyData<unknown>();
@@ -121,7 +125,9 @@ export function structuredOutput(options: StructuredOutputOptions = {}): Plugin 
         if (!jsonSchema) return;
         const live = liveSchemas.get(ctx.state);
         const liveSchema = live && live.replyId === ctx.reply.id ? live.schema : null;
-        return { tools: [createGenerateStructuredOutputTool({ jsonSchema, liveSchema, validator })] };
+        return {
+          tools: [createGenerateStructuredOutputTool({ jsonSchema, liveSchema, validator, onSchemaProblem })],
+        };
       },
 
       beforeInference({ ctx, request }) {
@@ -135,6 +141,13 @@ export function structuredOutput(options: StructuredOutputOptions = {}): Plugin 
         // The reference always allows the final tool: it only validates and records the output.
         if (toolCall.name === GENERATE_STRUCTURED_OUTPUT_TOOL_NAME && storedSchema(ctx) !== null)
           return { decision: 'allow' };
+      },
+
+      afterTool({ toolCall }) {
+        const problem = schemaProblems.get(toolCall.id);
+        if (problem === undefined) return;
+        schemaProblems.delete(toolCall.id);
+        throw new StructuredSchemaError(problem.replace(/^SchemaError: /, ''));
       },
 
       beforeFinish({ ctx }) {
