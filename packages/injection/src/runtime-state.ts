@@ -85,7 +85,9 @@ export function collectRuntimeState(input: RuntimeStateInput): RuntimeStateField
     const usage = input.contextUsage();
     const triggerTokens = Math.floor(usage.triggerRatio * usage.contextSize);
     const bufferStart = Math.max(0, usage.triggerRatio - usage.contextBufferRatio) * usage.contextSize;
-    if (usage.inputTokens > bufferStart) {
+    // A model without a usable context size (0, NaN, Infinity) has no threshold to warn about.
+    const sized = Number.isFinite(usage.contextSize) && usage.contextSize > 0;
+    if (sized && usage.inputTokens > bufferStart) {
       fields.set('context-length', contextLengthText(usage.inputTokens, triggerTokens));
       if (usage.compressionToolEnabled && input.tasks.inProgress === 0)
         fields.set('context-compression', CONTEXT_COMPRESSION_TEXT);
