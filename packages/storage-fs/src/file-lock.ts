@@ -28,7 +28,8 @@ function processAlive(pid: number): boolean {
  * links fall back to `open(…, 'wx')`.
  */
 async function createLockFile(lockPath: string): Promise<void> {
-  const owner = `${host}\n${process.pid}\n`;
+  // A nonce makes every lock's content unique, so a lock judged stale is never mistaken for a new one.
+  const owner = `${host}\n${process.pid}\n${randomBytes(6).toString('hex')}\n`;
   const tmp = `${lockPath}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
   await writeFile(tmp, owner, { mode: 0o600, flag: 'wx' });
   try {
@@ -59,10 +60,31 @@ async function staleContent(lockPath: string, staleMs: number): Promise<string |
   }
 }
 
-/** Breaks a stale lock unless another writer replaced it in the meantime (best effort). */
-async function breakLock(lockPath: string, judged: string): Promise<void> {
-  const now = await readFile(lockPath, 'utf8').catch(() => null);
-  if (now === judged) await unlink(lockPath).catch(() => undefined);
+/**
+ * Breaks a stale lock unless another writer replaced it in the meantime. Breakers take turns through a
+ * second lock file (`….break`): without it, two waiters could both judge the same dead lock, one break
+ * it and take the lock, and the other's late `unlink` remove that new lock, letting both in. Returns
+ * `false` when another process is breaking the lock right now (the caller waits and tries again).
+ */
+async function breakLock(lockPath: string, judged: string, staleMs: number): Promise<boolean> {
+  const breaker = `${lockPath}.break`;
+  try {
+    await createLockFile(breaker);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    // A breaker that died while breaking (it holds its lock for a few file operations) is removed.
+    const stale = await staleContent(breaker, staleMs);
+    if (stale !== null && (await readFile(breaker, 'utf8').catch(() => null)) === stale)
+      await unlink(breaker).catch(() => undefined);
+    return false;
+  }
+  try {
+    const now = await readFile(lockPath, 'utf8').catch(() => null);
+    if (now === judged) await unlink(lockPath).catch(() => undefined);
+  } finally {
+    await unlink(breaker).catch(() => undefined);
+  }
+  return true;
 }
 
 async function acquire(lockPath: string, options: LockOptions): Promise<void> {
@@ -76,10 +98,7 @@ async function acquire(lockPath: string, options: LockOptions): Promise<void> {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
     const stale = await staleContent(lockPath, options.staleMs);
-    if (stale !== null) {
-      await breakLock(lockPath, stale);
-      continue;
-    }
+    if (stale !== null && (await breakLock(lockPath, stale, options.staleMs))) continue;
     if (Date.now() > deadline)
       throw new StoreConnectionError(
         `Timed out after ${options.timeoutMs} ms waiting for the lock file ${lockPath} (another process is writing the session; delete the file if no process is).`,
@@ -92,7 +111,8 @@ async function acquire(lockPath: string, options: LockOptions): Promise<void> {
 /**
  * Runs `fn` while holding the lock of one session: writes are serialised within the process by a
  * promise chain, and across processes by an exclusive lock file (created atomically) holding the host name
- * and pid of its owner. A lock whose owner died (same host, pid gone) or older than `staleMs` is broken.
+ * and pid of its owner. A lock whose owner died (same host, pid gone) or older than `staleMs` is broken,
+ * by one waiter at a time.
  */
 export async function withFileLock<T>(
   lockPath: string,
