@@ -64,9 +64,13 @@ async function staleContent(lockPath: string, staleMs: number): Promise<string |
  * Breaks a stale lock unless another writer replaced it in the meantime. Breakers take turns through a
  * second lock file (`….break`): without it, two waiters could both judge the same dead lock, one break
  * it and take the lock, and the other's late `unlink` remove that new lock, letting both in. Returns
- * `false` when another process is breaking the lock right now (the caller waits and tries again).
+ * `busy` when another process is breaking the lock right now (the caller waits and tries again).
  */
-async function breakLock(lockPath: string, judged: string, staleMs: number): Promise<boolean> {
+async function breakLock(
+  lockPath: string,
+  judged: string,
+  staleMs: number,
+): Promise<'broken' | 'replaced' | 'busy'> {
   const breaker = `${lockPath}.break`;
   try {
     await createLockFile(breaker);
@@ -76,29 +80,34 @@ async function breakLock(lockPath: string, judged: string, staleMs: number): Pro
     const stale = await staleContent(breaker, staleMs);
     if (stale !== null && (await readFile(breaker, 'utf8').catch(() => null)) === stale)
       await unlink(breaker).catch(() => undefined);
-    return false;
+    return 'busy';
   }
   try {
     const now = await readFile(lockPath, 'utf8').catch(() => null);
-    if (now === judged) await unlink(lockPath).catch(() => undefined);
+    if (now !== judged) return 'replaced';
+    await unlink(lockPath).catch(() => undefined);
+    return 'broken';
   } finally {
     await unlink(breaker).catch(() => undefined);
   }
-  return true;
 }
 
-async function acquire(lockPath: string, options: LockOptions): Promise<void> {
+/** Takes the lock; `true` when a stale lock was broken on the way (a writer crashed). */
+async function acquire(lockPath: string, options: LockOptions): Promise<boolean> {
   const deadline = Date.now() + options.timeoutMs;
   let delay = 2;
+  let broke = false;
   for (;;) {
     try {
       await createLockFile(lockPath);
-      return;
+      return broke;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
     const stale = await staleContent(lockPath, options.staleMs);
-    if (stale !== null && (await breakLock(lockPath, stale, options.staleMs))) continue;
+    const outcome = stale === null ? 'busy' : await breakLock(lockPath, stale, options.staleMs);
+    if (outcome === 'broken') broke = true;
+    if (outcome !== 'busy') continue;
     if (Date.now() > deadline)
       throw new StoreConnectionError(
         `Timed out after ${options.timeoutMs} ms waiting for the lock file ${lockPath} (another process is writing the session; delete the file if no process is).`,
@@ -112,12 +121,12 @@ async function acquire(lockPath: string, options: LockOptions): Promise<void> {
  * Runs `fn` while holding the lock of one session: writes are serialised within the process by a
  * promise chain, and across processes by an exclusive lock file (created atomically) holding the host name
  * and pid of its owner. A lock whose owner died (same host, pid gone) or older than `staleMs` is broken,
- * by one waiter at a time.
+ * by one waiter at a time; `fn` is then told so (`brokeStale`), to clean up after the crashed writer.
  */
 export async function withFileLock<T>(
   lockPath: string,
   options: LockOptions,
-  fn: () => Promise<T>,
+  fn: (brokeStale: boolean) => Promise<T>,
 ): Promise<T> {
   const previous = inProcess.get(lockPath) ?? Promise.resolve();
   const run = previous.then(
@@ -136,10 +145,14 @@ export async function withFileLock<T>(
   }
 }
 
-async function locked<T>(lockPath: string, options: LockOptions, fn: () => Promise<T>): Promise<T> {
-  await acquire(lockPath, options);
+async function locked<T>(
+  lockPath: string,
+  options: LockOptions,
+  fn: (brokeStale: boolean) => Promise<T>,
+): Promise<T> {
+  const brokeStale = await acquire(lockPath, options);
   try {
-    return await fn();
+    return await fn(brokeStale);
   } finally {
     await unlink(lockPath).catch(() => undefined);
   }

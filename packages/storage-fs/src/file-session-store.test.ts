@@ -38,6 +38,7 @@ afterEach(async () => {
 });
 
 const key = { userId: 'u', agentId: 'a', sessionId: 's' };
+const fileNameOf = (path: string) => path.slice(dirname(path).length + 1);
 
 function worker(args: string[]): ChildProcess {
   return spawn(
@@ -209,6 +210,18 @@ describe('FileSessionStore locks', () => {
     expect(
       (await store.updateSessionState('u', 'a', 's', createAgentState({ sessionId: 's' }))).version,
     ).toBe(2);
+  });
+
+  it('cleans up the temp file of a writer that died holding the lock', async () => {
+    await store.upsertSession('u', 'a', 's');
+    const dead = spawn(process.execPath, ['-e', '0']);
+    await new Promise((r) => dead.on('exit', r));
+    const { hostname } = await import('node:os');
+    const file = store.file(key);
+    await writeFile(`${file}.lock`, `${hostname()}\n${dead.pid}\n`);
+    await writeFile(`${file}.${dead.pid}-0badcafe.tmp`, 'half a state');
+    await store.updateSessionState('u', 'a', 's', createAgentState({ sessionId: 's' }));
+    expect((await readdir(dirname(file))).sort()).toEqual([`${fileNameOf(file)}`]);
   });
 
   it('breaks a lock older than staleLockMs, and times out on a live one', async () => {

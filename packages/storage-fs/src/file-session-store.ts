@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, readdir, rename, unlink } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import {
   type AgentState,
   AgentkitError,
@@ -243,7 +243,9 @@ export class FileSessionStore implements SessionStore {
     const dir = join(file, '..');
     try {
       await mkdir(dir, { recursive: true, mode: 0o700 });
-      return await withFileLock(`${file}.lock`, this.lock, async () => {
+      return await withFileLock(`${file}.lock`, this.lock, async (brokeStale) => {
+        // A writer crashed holding this lock: its temp file is garbage (no one else writes it now).
+        if (brokeStale) await removeTempFiles(dir, basename(file));
         const text = await this.read(key);
         const current =
           text === null
@@ -272,6 +274,15 @@ export class FileSessionStore implements SessionStore {
     } catch (error) {
       throw fsError(error, 'write');
     }
+  }
+}
+
+/** Removes the record temp files (`<name>.<pid>-<hex>.tmp`) of one session file; lock temp files are left alone. */
+async function removeTempFiles(dir: string, name: string): Promise<void> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  for (const entry of names) {
+    const rest = entry.startsWith(`${name}.`) ? entry.slice(name.length + 1) : '';
+    if (/^\d+-[0-9a-f]{8}\.tmp$/.test(rest)) await unlink(join(dir, entry)).catch(() => undefined);
   }
 }
 
