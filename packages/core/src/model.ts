@@ -21,7 +21,11 @@ export interface ToolSchema {
  */
 export interface ModelRequest {
   systemPrompt: string;
-  messages: Msg[];
+  /**
+   * Read-only: without a summary this is the agent's context itself (not copied per call). A hook that
+   * wants other messages returns a new array.
+   */
+  messages: readonly Msg[];
   tools: ToolSchema[];
   toolChoice: ToolChoice;
   signal: AbortSignal;

@@ -335,4 +335,21 @@ describe('plugins and hooks', () => {
     expect(evs.at(-1)).toMatchObject({ type: 'REPLY_END', finishedReason: 'exceed_max_iters', error: null });
     expect(agent.state.context.at(-1)!.finishedReason).toBe('exceed_max_iters');
   });
+
+  it('should add the closing text given to finishReply, streamed and persisted', async () => {
+    const model = new ScriptedModel([textChunks('thinking out loud')]);
+    const closer: Plugin = {
+      name: 'closer',
+      hooks: {
+        beforeFinish: ({ ctx }) => void ctx.finishReply({ structuredOutput: { ok: true }, text: 'Done.' }),
+      },
+    };
+    const agent = new Agent({ name: 'a', model, plugins: [closer] });
+    const evs = await events(agent, 'go');
+    const msg = agent.state.context.at(-1)!;
+    expect(msg.finishedReason).toBe('completed');
+    expect(msg.structuredOutput).toEqual({ ok: true });
+    expect(getText(msg)).toBe('thinking out loud\nDone.');
+    expect(replayEvents(evs)).toEqual(msg);
+  });
 });

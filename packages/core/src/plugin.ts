@@ -91,9 +91,14 @@ export interface PluginContext {
   /**
    * Ends the reply before its next model call (a budget guard, a plugin that has what it needs), with
    * `completed` (default) or `exceed_max_iters` for a limit reached. Tool calls already being executed
-   * finish first; a paused reply still waits for its answers.
+   * finish first; a paused reply still waits for its answers. `text` is added (and streamed) as the
+   * reply's closing text block.
    */
-  finishReply(result?: { reason?: 'completed' | 'exceed_max_iters'; structuredOutput?: unknown }): void;
+  finishReply(result?: {
+    reason?: 'completed' | 'exceed_max_iters';
+    structuredOutput?: unknown;
+    text?: string;
+  }): void;
   /** Emits a `CUSTOM` event. */
   emit(name: string, value: JSONObject): void;
   /** Replaces the summary and context (compression). Counts are invalidated. */

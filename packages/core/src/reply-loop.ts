@@ -273,9 +273,10 @@ export class ReplyRun {
     return this.summaryCache.msg;
   }
 
-  private buildMessages(): Msg[] {
+  /** The model input after the system prompt; the context itself when there is no summary (no copy per call). */
+  private buildMessages(): readonly Msg[] {
     const lead = this.summaryMsg();
-    return lead ? [lead, ...this.state.context] : this.state.context.slice();
+    return lead ? [lead, ...this.state.context] : this.state.context;
   }
 
   private schemas(): ToolSchema[] {
@@ -659,10 +660,12 @@ export class ReplyRun {
   private finishReply(result?: {
     reason?: 'completed' | 'exceed_max_iters';
     structuredOutput?: unknown;
+    text?: string;
   }): void {
     this.state.reply!.finish = {
       structuredOutput: (result?.structuredOutput ?? null) as JSONValue,
       ...(result?.reason ? { reason: result.reason } : {}),
+      ...(typeof result?.text === 'string' ? { text: result.text } : {}),
     };
   }
 
@@ -727,6 +730,13 @@ export class ReplyRun {
     }
     if (reason === 'exceed_max_iters') this.emit({ type: 'EXCEED_MAX_ITERS', replyId, name: this.core.name });
     const finish = this.state.reply?.finish;
+    // The closing text of a reply ended through finishReply (e.g. a placeholder next to structured output).
+    if (finish?.text && reason === (finish.reason ?? 'completed')) {
+      const blockId = newId();
+      this.emit({ type: 'TEXT_BLOCK_START', replyId, blockId });
+      this.emit({ type: 'TEXT_BLOCK_DELTA', replyId, blockId, delta: finish.text });
+      this.emit({ type: 'TEXT_BLOCK_END', replyId, blockId });
+    }
     this.emit({
       type: 'REPLY_END',
       replyId,

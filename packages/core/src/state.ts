@@ -24,7 +24,7 @@ export interface ReplyPosition {
    * Set when a tool or plugin asked to end the reply (`finishReply`): it ends before the next model call,
    * with this reason (default `completed`) and structured output.
    */
-  finish: { structuredOutput: JSONValue; reason?: 'completed' | 'exceed_max_iters' } | null;
+  finish: { structuredOutput: JSONValue; reason?: 'completed' | 'exceed_max_iters'; text?: string } | null;
 }
 
 /** Rules deciding about tool calls before tools' own defaults. Confirmations with rules add to `allow`. */

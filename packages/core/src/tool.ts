@@ -22,9 +22,14 @@ export interface ToolContext {
   plugin?: PluginContext;
   /**
    * Ends the reply after the current tool round (before the next model call) with `completed` and the
-   * given structured output, or with `exceed_max_iters` for a limit reached.
+   * given structured output, or with `exceed_max_iters` for a limit reached; `text` becomes the reply's
+   * closing text block (e.g. a placeholder next to a structured output).
    */
-  finishReply(result: { structuredOutput?: unknown; reason?: 'completed' | 'exceed_max_iters' }): void;
+  finishReply(result: {
+    structuredOutput?: unknown;
+    reason?: 'completed' | 'exceed_max_iters';
+    text?: string;
+  }): void;
 }
 
 /** One streamed piece of a tool's output: text, or a data block. */

@@ -8,6 +8,9 @@ import {
   STRUCTURED_OUTPUT_SUCCESS_TEXT,
 } from './texts';
 
+/** The closing text of a reply that produced its structured output (the reference's placeholder). */
+export const STRUCTURED_OUTPUT_PLACEHOLDER = 'The required structured output is generated.';
+
 /** What {@link createGenerateStructuredOutputTool} needs. */
 export interface GenerateStructuredOutputToolOptions {
   /** The stored JSON Schema of the reply (titles included). */
@@ -49,7 +52,7 @@ export function createGenerateStructuredOutputTool(
         if (result.schemaProblem) onSchemaProblem?.(ctx.toolCallId, result.error);
         return { output: result.error, state: 'error' };
       }
-      ctx.finishReply({ structuredOutput: result.value });
+      ctx.finishReply({ structuredOutput: result.value, text: STRUCTURED_OUTPUT_PLACEHOLDER });
       return STRUCTURED_OUTPUT_SUCCESS_TEXT;
     },
   };

@@ -5,6 +5,7 @@ export {
   type StructuredOutputReplyData,
 } from './structured-output-plugin';
 export {
+  STRUCTURED_OUTPUT_PLACEHOLDER,
   createGenerateStructuredOutputTool,
   type GenerateStructuredOutputToolOptions,
 } from './generate-structured-output-tool';

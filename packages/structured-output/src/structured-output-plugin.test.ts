@@ -8,6 +8,7 @@ import {
   ConfigError,
   defineTool,
   getBlocks,
+  getText,
   userConfirmResult,
   type AgentEvent,
   type Logger,
@@ -21,6 +22,7 @@ import {
   fromJsonSchema,
   GENERATE_STRUCTURED_OUTPUT_DESCRIPTION,
   STRUCTURED_OUTPUT_HINT_SOURCE,
+  STRUCTURED_OUTPUT_PLACEHOLDER,
   structuredOutput,
   structuredOutputHint,
 } from './index';
@@ -69,7 +71,9 @@ describe('structuredOutput plugin', () => {
     expect(agent.state.reply?.iteration).toBe(1);
     expect(agent.state.reply?.finish).toEqual({
       structuredOutput: { city: 'Hangzhou', temperature: 20, tags: [] },
+      text: STRUCTURED_OUTPUT_PLACEHOLDER,
     });
+    expect(getText(result)).toBe(STRUCTURED_OUTPUT_PLACEHOLDER);
     // The schema is stored as JSON Schema, titles included.
     const stored = agent.state.reply?.data[PLUGIN] as { schema: Record<string, any> };
     expect(stored.schema).toEqual(weather['~standard'].jsonSchema.input({ target: 'draft-2020-12' }));
