@@ -43,7 +43,11 @@ export interface AgentState {
   sessionId: string;
   /** The compression summary; sent to the model as the first user message. */
   summary: string | Array<TextBlock | DataBlock>;
-  /** The uncompressed conversation. */
+  /**
+   * The uncompressed conversation. Append-only: only the current reply's message changes in place; to
+   * change older messages, assign a new array (plugins: `ctx.replaceContext`). Incremental token counts
+   * and plugin scans rely on this.
+   */
   context: Msg[];
   /** The current or last reply, `null` before the first. */
   reply: ReplyPosition | null;
