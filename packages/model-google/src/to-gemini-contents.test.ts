@@ -162,4 +162,25 @@ describe('toGeminiContents', () => {
     const plain = toGeminiContents([userMsg('q'), reply]);
     expect(plain[1]!.parts!.map((p) => p.thoughtSignature)).toEqual([undefined, undefined]);
   });
+
+  it('sends function responses in the order of their calls, whatever order the results came in', () => {
+    const synthetic = { [SYNTHETIC_ID_KEY]: true };
+    const contents = toGeminiContents([
+      userMsg('Two lookups'),
+      assistantMsg([
+        call('c1', '{"q":"Paris"}', synthetic),
+        call('c2', '{"q":"Oslo"}', synthetic),
+        // The second call finished first (the first one waited for a confirmation).
+        result('c2', 'Oslo: 3°C'),
+        result('c1', 'Paris: 18°C'),
+      ]),
+    ]);
+    expect(contents[2]).toEqual({
+      role: 'user',
+      parts: [
+        { functionResponse: { name: 'lookup', response: { output: 'Paris: 18°C' } } },
+        { functionResponse: { name: 'lookup', response: { output: 'Oslo: 3°C' } } },
+      ],
+    });
+  });
 });

@@ -143,10 +143,21 @@ function resultText(result: ToolResultBlock): string {
     .join('\n');
 }
 
-function toolParts(results: ToolResultBlock[], calls: Map<string, ToolCallBlock>): Part[] {
+function toolParts(
+  results: ToolResultBlock[],
+  calls: Map<string, ToolCallBlock>,
+  callOrder: readonly string[],
+): Part[] {
   const responses: Part[] = [];
   const attachments: Part[] = [];
-  for (const result of results) {
+  // Results arrive in completion order (a confirmed call can finish after a later one); Gemini pairs
+  // responses without ids with their calls by position, so they go back in call order.
+  const position = (id: string) => {
+    const index = callOrder.indexOf(id);
+    return index < 0 ? callOrder.length : index;
+  };
+  const sorted = [...results].sort((a, b) => position(a.id) - position(b.id));
+  for (const result of sorted) {
     const call = calls.get(result.id);
     const synthetic = call?.providerData?.[SYNTHETIC_ID_KEY] === true;
     const text = resultText(result);
@@ -177,6 +188,7 @@ function toolParts(results: ToolResultBlock[], calls: Map<string, ToolCallBlock>
 export function toGeminiContents(messages: readonly Msg[], options: ToGeminiContentsOptions = {}): Content[] {
   const contents: Content[] = [];
   const calls = new Map<string, ToolCallBlock>();
+  let callOrder: string[] = [];
   const push = (role: 'user' | 'model', parts: Part[]) => {
     if (parts.length === 0) return;
     const last = contents[contents.length - 1];
@@ -186,9 +198,14 @@ export function toGeminiContents(messages: readonly Msg[], options: ToGeminiCont
   for (const turn of toProviderTurns(messages)) {
     if (turn.role === 'user') push('user', userParts(turn.content));
     else if (turn.role === 'assistant') {
-      for (const block of turn.content) if (block.type === 'tool_call') calls.set(block.id, block);
+      callOrder = [];
+      for (const block of turn.content)
+        if (block.type === 'tool_call') {
+          calls.set(block.id, block);
+          callOrder.push(block.id);
+        }
       push('model', modelParts(turn.content, options));
-    } else push('user', toolParts(turn.results, calls));
+    } else push('user', toolParts(turn.results, calls, callOrder));
   }
   return contents;
 }
