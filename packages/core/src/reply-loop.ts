@@ -493,21 +493,6 @@ export class ReplyRun {
         return 'paused';
       }
     }
-    if (decision.decision === 'external' || tool?.external) {
-      this.emit({
-        type: 'TOOL_RESULT_START',
-        replyId,
-        toolCallId: call.id,
-        toolCallName: call.name,
-        ...withInput,
-      });
-      this.emit({
-        type: 'REQUIRE_EXTERNAL_EXECUTION',
-        replyId,
-        toolCalls: [{ ...call, state: 'submitted' }],
-      });
-      return 'paused';
-    }
     this.emit({
       type: 'TOOL_RESULT_START',
       replyId,
@@ -515,6 +500,14 @@ export class ReplyRun {
       toolCallName: call.name,
       ...withInput,
     });
+    if (decision.decision === 'external' || tool?.external) {
+      this.emit({
+        type: 'REQUIRE_EXTERNAL_EXECUTION',
+        replyId,
+        toolCalls: [{ ...call, state: 'submitted' }],
+      });
+      return 'paused';
+    }
     let state: ToolResultState = 'success';
     let metadata: JSONObject = {};
     try {

@@ -1,4 +1,5 @@
 import type { ChatModel, ModelChunk, ModelRequest, TokenCountInput } from '../model';
+import { sleep } from '../open-model-stream';
 import { normalizeUsage, type Usage } from '../usage';
 
 /**
@@ -99,21 +100,6 @@ export class ScriptedModel implements ChatModel {
 
 function abortError(): Error {
   return new DOMException('The operation was aborted.', 'AbortError');
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason ?? abortError());
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason ?? abortError());
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 /** Text split into chunks of about `size` characters (default: one chunk per word). */
