@@ -132,6 +132,24 @@ describe('error classification', () => {
     expect(error.errorType).toBe('upstream');
   });
 
+  it('an error event with a numeric HTTP-like code (OpenRouter, LiteLLM) is classified by that code', async () => {
+    for (const [code, type] of [
+      [429, 'rate_limit'],
+      [401, 'authentication'],
+      [400, 'invalid_request'],
+      ['502', 'upstream'],
+    ] as const) {
+      const frames = [
+        ...chatSse(chatText.slice(0, 2), { done: false }),
+        `data: ${JSON.stringify({ error: { message: 'Provider returned error', code } })}\n\n`,
+      ];
+      const { error } = await failWith({ stream: frames });
+      expect([code, error.errorType]).toEqual([code, type]);
+      await server?.close();
+      server = undefined;
+    }
+  });
+
   it('abort mid-stream stops the stream with the abort reason, not a ModelError', async () => {
     server = await startOpenAIServer([{ stream: chatSse(chatText).slice(0, 3), ending: 'hang' }]);
     const model = createOpenAIModel({ model: 'gpt-4o-mini', apiKey, baseURL: server.baseURL });

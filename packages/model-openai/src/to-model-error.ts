@@ -45,8 +45,15 @@ export function toModelError(error: unknown, context: ToModelErrorContext = {}):
   });
 }
 
-/** Classifies an error reported inside a stream (`error` event, `response.failed`) by its type/code. */
-export function typeFromErrorCode(code: string | null | undefined, type?: string | null): ErrorType {
+/**
+ * Classifies an error reported inside a stream (`error` event, `response.failed`) by its type/code. A
+ * numeric code (OpenRouter and LiteLLM send the HTTP status there) is read as a status.
+ */
+export function typeFromErrorCode(code: unknown, type?: string | null): ErrorType {
+  const status =
+    typeof code === 'number' || (typeof code === 'string' && /^\d{3}$/.test(code)) ? Number(code) : 0;
+  const fromStatus = status ? errorTypeFromStatus(status) : undefined;
+  if (fromStatus) return fromStatus;
   const text = `${code ?? ''} ${type ?? ''}`.toLowerCase();
   if (/rate_limit|quota|too_many/.test(text)) return 'rate_limit';
   if (/authentication|invalid_api_key|unauthorized/.test(text)) return 'authentication';
