@@ -39,7 +39,8 @@ async function step(mode: 'start' | 'resume', logFile: string) {
       keyPrefix,
       logFile,
     ],
-    { cwd: packageDir },
+    // A hung child is killed rather than left running after the test gives up.
+    { cwd: packageDir, timeout: 30_000, killSignal: 'SIGKILL' },
   );
   return JSON.parse(stdout) as {
     pid: number;
