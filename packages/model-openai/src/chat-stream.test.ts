@@ -230,6 +230,22 @@ describe('Chat Completions streaming', () => {
     expect(Object.keys(calls)[0]).toBe('call_0');
   });
 
+  it('a response the content filter withheld entirely is a non-retryable invalid_request', async () => {
+    const base = { id: 'x', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o-mini' };
+    const frames = [
+      { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] },
+      { ...base, choices: [{ index: 0, delta: {}, finish_reason: 'content_filter' }] },
+    ];
+    server = await startOpenAIServer([{ stream: chatSse(frames) }]);
+    const model = createOpenAIModel({ model: 'gpt-4o-mini', apiKey: 'sk-test', baseURL: server.baseURL });
+    const { chunks, error } = await collectError(model, modelRequest());
+    expect(chunks).toEqual([]);
+    expect(error).toBeInstanceOf(ModelError);
+    expect((error as ModelError).errorType).toBe('invalid_request');
+    expect((error as ModelError).retryable).toBe(false);
+    expect((error as ModelError).message).toMatch(/content filter/);
+  });
+
   it('throws a connection ModelError when the stream ends without a finish_reason', async () => {
     server = await startOpenAIServer([{ stream: chatSse(chatText.slice(0, 4), { done: false }) }]);
     const model = createOpenAIModel({ model: 'gpt-4o-mini', apiKey: 'sk-test', baseURL: server.baseURL });

@@ -10,12 +10,15 @@ type ReasoningDelta = { reasoning_content?: unknown; reasoning?: unknown };
  * Turns a Chat Completions chunk stream into model chunks: `content` → text, `reasoning_content` /
  * `reasoning` → thinking, index-keyed tool-call deltas → id-keyed `tool_call` chunks, and the usage
  * (`stream_options.include_usage`) → one `usage` chunk at the end. A stream that ends without a
- * `finish_reason` was cut off: it throws a `connection` {@link ModelError}.
+ * `finish_reason` was cut off: it throws a `connection` {@link ModelError}; one the content filter
+ * withheld entirely throws `invalid_request`.
  */
 export async function* chatChunks(stream: AsyncIterable<ChatCompletionChunk>): AsyncGenerator<ModelChunk> {
   const idsByIndex = new Map<number, string>();
   let usage: Usage | undefined;
   let finished = false;
+  let filtered = false;
+  let produced = false;
   let last: 'text' | 'thinking' | 'tool' | undefined;
   for await (const chunk of stream) {
     if (chunk.usage) usage = chatUsage(chunk.usage);
@@ -34,6 +37,7 @@ export async function* chatChunks(stream: AsyncIterable<ChatCompletionChunk>): A
         ? { type: 'thinking', delta: text }
         : { type: 'thinking', delta: text, providerData: openaiData({ field: reasoningField }) };
       last = 'thinking';
+      produced = true;
     }
     const text =
       (typeof delta.content === 'string' ? delta.content : '') +
@@ -41,6 +45,7 @@ export async function* chatChunks(stream: AsyncIterable<ChatCompletionChunk>): A
     if (text) {
       yield { type: 'text', delta: text };
       last = 'text';
+      produced = true;
     }
     // `position` stands in for `index` on servers that omit it.
     for (const [position, call] of (delta.tool_calls ?? []).entries()) {
@@ -60,11 +65,22 @@ export async function* chatChunks(stream: AsyncIterable<ChatCompletionChunk>): A
         yield { type: 'tool_call', id, delta: args };
       }
       last = 'tool';
+      produced = true;
     }
     if (choice.finish_reason) finished = true;
+    if (choice.finish_reason === 'content_filter') filtered = true;
   }
   if (!finished) {
     throw new ModelError('connection', 'The model stream ended before the response was complete.');
   }
+  // Retrying a response the filter withheld gets the same answer: the request is what has to change.
+  if (filtered && !produced) throw contentFiltered();
   if (usage) yield { type: 'usage', usage };
+}
+
+/** The error for a response the provider's content filter withheld entirely. */
+export function contentFiltered(): ModelError {
+  return new ModelError('invalid_request', "The provider's content filter withheld the response.", {
+    retryable: false,
+  });
 }

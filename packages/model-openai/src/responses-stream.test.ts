@@ -254,6 +254,34 @@ describe('Responses API streaming', () => {
     expect((error as ModelError).errorType).toBe('rate_limit');
   });
 
+  it('a response the content filter withheld entirely → invalid_request, not retried', async () => {
+    const base = events[0]!.response;
+    const filtered = [
+      { type: 'response.created', sequence_number: 0, response: { ...base, id: 'resp_f' } },
+      {
+        type: 'response.incomplete',
+        sequence_number: 1,
+        response: {
+          ...base,
+          id: 'resp_f',
+          status: 'incomplete',
+          incomplete_details: { reason: 'content_filter' },
+        },
+      },
+    ];
+    server = await startOpenAIServer([{ stream: responsesSse(filtered) }]);
+    const model = createOpenAIModel({
+      model: 'gpt-4.1',
+      api: 'responses',
+      apiKey: 'sk-test',
+      baseURL: server.baseURL,
+    });
+    const { chunks, error } = await collectError(model, modelRequest());
+    expect(chunks).toEqual([]);
+    expect(error).toBeInstanceOf(ModelError);
+    expect(error).toMatchObject({ errorType: 'invalid_request', retryable: false });
+  });
+
   it('a stream cut off before response.completed → connection', async () => {
     server = await startOpenAIServer([{ stream: responsesSse(events.slice(0, 14)) }]);
     const model = createOpenAIModel({

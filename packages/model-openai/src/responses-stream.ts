@@ -1,5 +1,6 @@
 import { type ModelChunk, ModelError, type Usage, genericMessage } from '@agentkit/core';
 import type { ResponseStreamEvent } from 'openai/resources/responses/responses';
+import { contentFiltered } from './chat-stream';
 import { openaiData } from './provider-data';
 import { redact, typeFromErrorCode } from './to-model-error';
 import { responsesUsage } from './usage';
@@ -9,11 +10,38 @@ import { responsesUsage } from './usage';
  * reasoning text from servers that send it) → thinking, with the finished reasoning item (id,
  * summary, encrypted content) kept in the thinking block's `providerData`; function calls → tool-call
  * chunks keyed by `call_id`; the final usage → one `usage` chunk. `response.failed` and `error`
- * events throw a classified {@link ModelError}; a stream without a final event throws `connection`.
+ * events throw a classified {@link ModelError}; a stream without a final event throws `connection`, one
+ * the content filter withheld entirely `invalid_request`.
  */
 export async function* responsesChunks(
   stream: AsyncIterable<ResponseStreamEvent>,
   context: { apiKey?: string | undefined } = {},
+): AsyncGenerator<ModelChunk> {
+  const end: StreamEnd = { finished: false, filtered: false };
+  let produced = false;
+  for await (const chunk of outputChunks(stream, context, end)) {
+    produced = true;
+    yield chunk;
+  }
+  if (!end.finished)
+    throw new ModelError('connection', 'The model stream ended before the response was complete.');
+  // Retrying a response the filter withheld gets the same answer: the request is what has to change.
+  if (end.filtered && !produced) throw contentFiltered();
+  if (end.usage) yield { type: 'usage', usage: end.usage };
+}
+
+/** What the final event of a Responses stream said. */
+interface StreamEnd {
+  finished: boolean;
+  filtered: boolean;
+  usage?: Usage;
+}
+
+/** The content chunks of a Responses stream; the final event's outcome goes into `end`. */
+async function* outputChunks(
+  stream: AsyncIterable<ResponseStreamEvent>,
+  context: { apiKey?: string | undefined },
+  end: StreamEnd,
 ): AsyncGenerator<ModelChunk> {
   const calls = new Map<string, { callId: string; emitted: string }>();
   const textItems = new Set<string>();
@@ -25,8 +53,6 @@ export async function* responsesChunks(
     reasoningItem = itemId;
     return { newBlock: true };
   };
-  let usage: Usage | undefined;
-  let finished = false;
   for await (const event of stream) {
     switch (event.type) {
       case 'response.output_item.added': {
@@ -108,8 +134,9 @@ export async function* responsesChunks(
       }
       case 'response.completed':
       case 'response.incomplete': {
-        if (event.response.usage) usage = responsesUsage(event.response.usage);
-        finished = true;
+        if (event.response.usage) end.usage = responsesUsage(event.response.usage);
+        if (event.response.incomplete_details?.reason === 'content_filter') end.filtered = true;
+        end.finished = true;
         break;
       }
       case 'response.failed': {
@@ -122,9 +149,6 @@ export async function* responsesChunks(
         break;
     }
   }
-  if (!finished)
-    throw new ModelError('connection', 'The model stream ended before the response was complete.');
-  if (usage) yield { type: 'usage', usage };
 }
 
 function streamError(
