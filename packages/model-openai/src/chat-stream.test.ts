@@ -246,6 +246,16 @@ describe('Chat Completions streaming', () => {
     expect((error as ModelError).message).toMatch(/content filter/);
   });
 
+  it('a response that ran out of output tokens before any content is a non-retryable invalid_request', async () => {
+    const base = { id: 'x', object: 'chat.completion.chunk', created: 1, model: 'o4-mini' };
+    const frames = [{ ...base, choices: [{ index: 0, delta: { content: '' }, finish_reason: 'length' }] }];
+    server = await startOpenAIServer([{ stream: chatSse(frames) }]);
+    const model = createOpenAIModel({ model: 'o4-mini', apiKey: 'sk-test', baseURL: server.baseURL });
+    const { error } = await collectError(model, modelRequest());
+    expect(error).toMatchObject({ errorType: 'invalid_request', retryable: false });
+    expect((error as ModelError).message).toMatch(/maxOutputTokens/);
+  });
+
   it('throws a connection ModelError when the stream ends without a finish_reason', async () => {
     server = await startOpenAIServer([{ stream: chatSse(chatText.slice(0, 4), { done: false }) }]);
     const model = createOpenAIModel({ model: 'gpt-4o-mini', apiKey: 'sk-test', baseURL: server.baseURL });

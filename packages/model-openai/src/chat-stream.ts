@@ -10,14 +10,14 @@ type ReasoningDelta = { reasoning_content?: unknown; reasoning?: unknown };
  * Turns a Chat Completions chunk stream into model chunks: `content` → text, `reasoning_content` /
  * `reasoning` → thinking, index-keyed tool-call deltas → id-keyed `tool_call` chunks, and the usage
  * (`stream_options.include_usage`) → one `usage` chunk at the end. A stream that ends without a
- * `finish_reason` was cut off: it throws a `connection` {@link ModelError}; one the content filter
- * withheld entirely throws `invalid_request`.
+ * `finish_reason` was cut off: it throws a `connection` {@link ModelError}; one without content that
+ * the content filter or the token limit ended throws `invalid_request` ({@link throwIfWithheld}).
  */
 export async function* chatChunks(stream: AsyncIterable<ChatCompletionChunk>): AsyncGenerator<ModelChunk> {
   const idsByIndex = new Map<number, string>();
   let usage: Usage | undefined;
   let finished = false;
-  let filtered = false;
+  let finishReason: string | undefined;
   let produced = false;
   let last: 'text' | 'thinking' | 'tool' | undefined;
   for await (const chunk of stream) {
@@ -67,20 +67,32 @@ export async function* chatChunks(stream: AsyncIterable<ChatCompletionChunk>): A
       last = 'tool';
       produced = true;
     }
-    if (choice.finish_reason) finished = true;
-    if (choice.finish_reason === 'content_filter') filtered = true;
+    if (choice.finish_reason) {
+      finished = true;
+      finishReason = choice.finish_reason;
+    }
   }
   if (!finished) {
     throw new ModelError('connection', 'The model stream ended before the response was complete.');
   }
-  // Retrying a response the filter withheld gets the same answer: the request is what has to change.
-  if (filtered && !produced) throw contentFiltered();
+  if (!produced) throwIfWithheld(finishReason === 'content_filter', finishReason === 'length');
   if (usage) yield { type: 'usage', usage };
 }
 
-/** The error for a response the provider's content filter withheld entirely. */
-export function contentFiltered(): ModelError {
-  return new ModelError('invalid_request', "The provider's content filter withheld the response.", {
-    retryable: false,
-  });
+/**
+ * Throws for a response with no content that a retry would not change: the content filter withheld
+ * it, or the output token limit ran out first (reasoning models can spend it all on reasoning). Both
+ * are non-retryable `invalid_request` errors: the request has to change.
+ */
+export function throwIfWithheld(filtered: boolean, outOfTokens: boolean): void {
+  if (filtered)
+    throw new ModelError('invalid_request', "The provider's content filter withheld the response.", {
+      retryable: false,
+    });
+  if (outOfTokens)
+    throw new ModelError(
+      'invalid_request',
+      'The output token limit was reached before the model produced any content; raise maxOutputTokens.',
+      { retryable: false },
+    );
 }

@@ -1,6 +1,6 @@
 import { type ModelChunk, ModelError, type Usage, genericMessage } from '@agentkit/core';
 import type { ResponseStreamEvent } from 'openai/resources/responses/responses';
-import { contentFiltered } from './chat-stream';
+import { throwIfWithheld } from './chat-stream';
 import { openaiData } from './provider-data';
 import { redact, typeFromErrorCode } from './to-model-error';
 import { responsesUsage } from './usage';
@@ -11,13 +11,13 @@ import { responsesUsage } from './usage';
  * summary, encrypted content) kept in the thinking block's `providerData`; function calls → tool-call
  * chunks keyed by `call_id`; the final usage → one `usage` chunk. `response.failed` and `error`
  * events throw a classified {@link ModelError}; a stream without a final event throws `connection`, one
- * the content filter withheld entirely `invalid_request`.
+ * without content that the content filter or the token limit ended `invalid_request`.
  */
 export async function* responsesChunks(
   stream: AsyncIterable<ResponseStreamEvent>,
   context: { apiKey?: string | undefined } = {},
 ): AsyncGenerator<ModelChunk> {
-  const end: StreamEnd = { finished: false, filtered: false };
+  const end: StreamEnd = { finished: false };
   let produced = false;
   for await (const chunk of outputChunks(stream, context, end)) {
     produced = true;
@@ -25,15 +25,15 @@ export async function* responsesChunks(
   }
   if (!end.finished)
     throw new ModelError('connection', 'The model stream ended before the response was complete.');
-  // Retrying a response the filter withheld gets the same answer: the request is what has to change.
-  if (end.filtered && !produced) throw contentFiltered();
+  if (!produced) throwIfWithheld(end.incomplete === 'content_filter', end.incomplete === 'max_output_tokens');
   if (end.usage) yield { type: 'usage', usage: end.usage };
 }
 
 /** What the final event of a Responses stream said. */
 interface StreamEnd {
   finished: boolean;
-  filtered: boolean;
+  /** `incomplete_details.reason` of an incomplete response. */
+  incomplete?: string;
   usage?: Usage;
 }
 
@@ -135,7 +135,8 @@ async function* outputChunks(
       case 'response.completed':
       case 'response.incomplete': {
         if (event.response.usage) end.usage = responsesUsage(event.response.usage);
-        if (event.response.incomplete_details?.reason === 'content_filter') end.filtered = true;
+        const reason = event.response.incomplete_details?.reason;
+        if (reason) end.incomplete = reason;
         end.finished = true;
         break;
       }
