@@ -121,8 +121,8 @@ export class GeminiStreamReader {
   /**
    * The closing chunks: one `usage` chunk. Throws a {@link ModelError} when the stream ended without a
    * finish reason (the connection was cut between two events), and when Gemini produced nothing because
-   * it blocked the prompt or the response (`invalid_request`; `permission` for a limited account) or
-   * garbled a function call (`upstream`, retryable: another attempt usually succeeds).
+   * it blocked the prompt or the response or ran out of output tokens (`invalid_request`; `permission` for
+   * a limited account) or garbled a function call (`upstream`, retryable: another attempt usually succeeds).
    */
   finish(): ModelChunk[] {
     if (!this.sawContent) {
@@ -138,6 +138,13 @@ export class GeminiStreamReader {
         throw new ModelError('invalid_request', `Gemini returned no content (${this.finishReason}).`, {
           retryable: false,
         });
+      // Thinking can spend the whole output budget: a retry would too.
+      if (this.finishReason === 'MAX_TOKENS')
+        throw new ModelError(
+          'invalid_request',
+          'Gemini reached the output token limit before producing any content; raise config.maxOutputTokens (or lower the thinking budget).',
+          { retryable: false },
+        );
       if (this.finishReason === 'PUP_LIMITED_DISABLED')
         throw new ModelError(
           'permission',

@@ -464,6 +464,21 @@ describe('GoogleModel over @google/genai against a Gemini wire-format server', (
     expect(safety).toMatchObject({ errorType: 'invalid_request', retryable: false });
   });
 
+  it('reports a response that ran out of output tokens before any content as invalid_request naming the limit', async () => {
+    server.reply({
+      events: [
+        {
+          candidates: [{ content: { role: 'model' }, finishReason: 'MAX_TOKENS', index: 0 }],
+          usageMetadata: { promptTokenCount: 30, thoughtsTokenCount: 64, totalTokenCount: 94 },
+        },
+      ],
+    });
+    const { chunks, error } = await failure(model().stream(request([userMsg('hi')])));
+    expect(chunks).toEqual([]);
+    expect(error).toMatchObject({ errorType: 'invalid_request', retryable: false });
+    expect((error as ModelError).message).toMatch(/maxOutputTokens/);
+  });
+
   it('reports a stream event that is not JSON as upstream', async () => {
     server.reply({ events: [textStream[0], '{"candidates": [{"content": {"parts": [{"text": "x"'] });
     const { chunks, error } = await failure(model().stream(request([userMsg('hi')])));
