@@ -39,6 +39,8 @@ export interface DataBlock {
   id: string;
   source: Base64Source | UrlSource;
   name?: string | null;
+  /** What a provider needs back on later turns (e.g. a Gemini thought signature on a generated image). */
+  providerData?: ProviderData;
 }
 
 /**

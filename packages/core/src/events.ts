@@ -114,6 +114,7 @@ export interface DataBlockEndEvent {
   type: 'DATA_BLOCK_END';
   replyId: string;
   blockId: string;
+  providerData?: ProviderData;
 }
 
 /** A hint was persisted into the reply (one-shot; hints are not streamed). */

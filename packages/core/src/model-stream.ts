@@ -1,4 +1,4 @@
-import type { TextBlock, ThinkingBlock, ToolCallBlock } from './blocks';
+import type { DataBlock, TextBlock, ThinkingBlock, ToolCallBlock } from './blocks';
 import type { AgentEvent } from './events';
 import { newId } from './ids';
 import type { ModelChunk } from './model';
@@ -19,7 +19,7 @@ export class ModelStream {
   sawToolCall = false;
   private text: TextBlock | undefined;
   private thinking: ThinkingBlock | undefined;
-  private data: { id: string } | undefined;
+  private data: DataBlock | undefined;
   private readonly calls = new Map<string, ToolCallBlock>();
 
   constructor(
@@ -97,14 +97,12 @@ export class ModelStream {
       }
       case 'data': {
         this.produced = true;
-        if (chunk.newBlock && this.data) {
-          this.emit({ type: 'DATA_BLOCK_END', replyId, blockId: this.data.id });
-          this.data = undefined;
-        }
+        if (chunk.newBlock) this.closeData();
         if (!this.data) {
-          this.data = { id: newId() };
-          this.emit({ type: 'DATA_BLOCK_START', replyId, blockId: this.data.id, mediaType: chunk.mediaType });
+          this.emit({ type: 'DATA_BLOCK_START', replyId, blockId: newId(), mediaType: chunk.mediaType });
+          this.data = this.msg.content[this.msg.content.length - 1] as DataBlock;
         }
+        if (chunk.providerData) this.data.providerData = { ...this.data.providerData, ...chunk.providerData };
         this.emit({
           type: 'DATA_BLOCK_DELTA',
           replyId,
@@ -133,7 +131,18 @@ export class ModelStream {
       });
     }
     this.calls.clear();
-    if (this.data) this.emit({ type: 'DATA_BLOCK_END', replyId: this.msg.id, blockId: this.data.id });
+    this.closeData();
+  }
+
+  private closeData(): void {
+    const data = this.data;
+    if (!data) return;
+    this.emit({
+      type: 'DATA_BLOCK_END',
+      replyId: this.msg.id,
+      blockId: data.id,
+      ...(data.providerData ? { providerData: data.providerData } : {}),
+    });
     this.data = undefined;
   }
 

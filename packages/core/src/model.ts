@@ -42,7 +42,7 @@ export type ModelChunk =
   | { type: 'text'; delta: string; providerData?: ProviderData; newBlock?: boolean }
   | { type: 'thinking'; delta: string; providerData?: ProviderData; newBlock?: boolean }
   | { type: 'tool_call'; id: string; name?: string; delta: string; providerData?: ProviderData }
-  | { type: 'data'; mediaType: string; data: string; newBlock?: boolean }
+  | { type: 'data'; mediaType: string; data: string; newBlock?: boolean; providerData?: ProviderData }
   | { type: 'usage'; usage: Usage };
 
 /** What token counting sees: the same fields as a request, without the signal. */

@@ -41,7 +41,12 @@ describe('replaying events', () => {
         usageChunk({ inputTokens: 3, outputTokens: 4 }),
       ],
       [
-        { type: 'data', mediaType: 'image/png', data: btoa('ab') },
+        {
+          type: 'data',
+          mediaType: 'image/png',
+          data: btoa('ab'),
+          providerData: { thoughtSignature: 'sig-1' },
+        },
         { type: 'data', mediaType: 'image/png', data: btoa('cd') },
         ...textChunks('done'),
       ],
@@ -66,7 +71,10 @@ describe('replaying events', () => {
       /not valid JSON[\s\S]*You should recorrect the arguments in JSON format\./,
     );
     const data = persisted.content.find((b) => b.type === 'data');
-    expect(data).toMatchObject({ source: { type: 'base64', data: btoa('abcd'), mediaType: 'image/png' } });
+    expect(data).toMatchObject({
+      source: { type: 'base64', data: btoa('abcd'), mediaType: 'image/png' },
+      providerData: { thoughtSignature: 'sig-1' },
+    });
   });
 
   it('should skip events of another reply and deltas of unknown blocks without throwing', () => {

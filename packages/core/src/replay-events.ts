@@ -85,6 +85,12 @@ export function applyEvent(
     case 'THINKING_BLOCK_START':
       c.push({ type: 'thinking', id: event.blockId, thinking: '' });
       break;
+    case 'DATA_BLOCK_END': {
+      const b = findBlock(msg, event.blockId);
+      if (!b) warn(`end of unknown block '${event.blockId}'`, event);
+      else if (event.providerData && b.type === 'data') b.providerData = event.providerData;
+      break;
+    }
     case 'DATA_BLOCK_START':
       c.push({
         type: 'data',

@@ -107,6 +107,7 @@ export class GeminiStreamReader {
         mediaType: part.inlineData.mimeType ?? 'application/octet-stream',
         data: part.inlineData.data,
         newBlock: true,
+        ...(providerData ? { providerData } : {}),
       };
     }
     if (part.thought)

@@ -531,7 +531,16 @@ describe('GoogleModel over @google/genai against a Gemini wire-format server', (
     const image = (data: string) => ({ inlineData: { mimeType: 'image/png', data } });
     server.reply({
       events: [
-        { candidates: [{ content: { role: 'model', parts: [image('AAAA'), image('BBBB')] } }] },
+        {
+          candidates: [
+            {
+              content: {
+                role: 'model',
+                parts: [{ ...image('AAAA'), thoughtSignature: 'sig-img' }, image('BBBB')],
+              },
+            },
+          ],
+        },
         {
           candidates: [{ content: { role: 'model', parts: [image('CCCC')] }, finishReason: 'STOP' }],
           usageMetadata: { promptTokenCount: 3, candidatesTokenCount: 3 },
@@ -540,7 +549,13 @@ describe('GoogleModel over @google/genai against a Gemini wire-format server', (
     });
     const chunks = await collect(model().stream(request([userMsg('draw three')])));
     expect(chunks.filter((c) => c.type === 'data')).toEqual([
-      { type: 'data', mediaType: 'image/png', data: 'AAAA', newBlock: true },
+      {
+        type: 'data',
+        mediaType: 'image/png',
+        data: 'AAAA',
+        newBlock: true,
+        providerData: { thoughtSignature: 'sig-img' },
+      },
       { type: 'data', mediaType: 'image/png', data: 'BBBB', newBlock: true },
       { type: 'data', mediaType: 'image/png', data: 'CCCC', newBlock: true },
     ]);

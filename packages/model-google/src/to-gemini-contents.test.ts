@@ -183,4 +183,23 @@ describe('toGeminiContents', () => {
       ],
     });
   });
+
+  it('sends a generated image back with its thought signature (multi-turn image editing)', () => {
+    const contents = toGeminiContents([
+      userMsg('draw a cat'),
+      assistantMsg([
+        {
+          type: 'data',
+          id: 'img',
+          source: { type: 'base64', data: 'AAAA', mediaType: 'image/png' },
+          providerData: { thoughtSignature: 'sig-img' },
+        },
+      ]),
+      userMsg('make it blue'),
+    ]);
+    expect(contents[1]).toEqual({
+      role: 'model',
+      parts: [{ inlineData: { mimeType: 'image/png', data: 'AAAA' }, thoughtSignature: 'sig-img' }],
+    });
+  });
 });

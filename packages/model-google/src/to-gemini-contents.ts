@@ -111,7 +111,8 @@ function modelParts(
           parts.push(withSignature({ text: block.thinking, thought: true }, block.providerData));
         break;
       case 'data':
-        parts.push(dataPart(block));
+        // Generated images carry a thought signature that multi-turn editing needs back.
+        parts.push(withSignature(dataPart(block), block.providerData));
         break;
       case 'tool_call': {
         const synthetic = block.providerData?.[SYNTHETIC_ID_KEY] === true;
