@@ -6,14 +6,13 @@ import { StateError } from './errors/state-error';
 import type { AgentEvent } from './events';
 import { HookDriver } from './hook-driver';
 import type { JSONValue } from './json';
-import type { ChatModel, ModelChunk, ModelRequest, TokenCountInput, ToolSchema } from './model';
+import type { ChatModel, ModelChunk, ModelRequest, TokenCountInput } from './model';
 import { streamModel } from './open-model-stream';
 import { createMsg } from './msg';
-import { toolJsonSchema } from './tool-input';
 import type { Msg } from './msg';
 import type { Logger, Plugin, PluginOption, ReplyOptions, SetupContext } from './plugin';
 import { type AgentInput, normalizeInput } from './reply-input';
-import { type AgentCore, calibratedCount, ReplyRun } from './reply-loop';
+import { type AgentCore, calibratedCount, ReplyRun, schemasOf } from './reply-loop';
 import { type EventSink, ReplyStream } from './reply-stream';
 import { isStandardSchema } from './standard-schema';
 import { type AgentState, createAgentState, parseAgentState } from './state';
@@ -194,17 +193,12 @@ export class Agent {
       summary === '' || (Array.isArray(summary) && summary.length === 0)
         ? []
         : [createMsg({ role: 'user', content: summary, id: 'summary' })];
-    this.toolSchemas ??= [...this.core.tools.values()].map((t) => ({
-      name: t.name,
-      description: t.description,
-      inputSchema: toolJsonSchema(t),
-    }));
+    this.core.toolSchemas ??= schemasOf(this.core.tools);
     const summaryMsg = summaryMsgs[0];
     return calibratedCount(this.core, () =>
-      this.core.counter.countContext(this.core.systemPrompt, this.toolSchemas!, summaryMsg, context),
+      this.core.counter.countContext(this.core.systemPrompt, this.core.toolSchemas!, summaryMsg, context),
     );
   }
-  private toolSchemas: ToolSchema[] | undefined;
 
   /**
    * Streams one model call outside a reply (a summary, a classification) with the agent's retries and

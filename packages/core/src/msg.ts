@@ -2,6 +2,7 @@ import type { ContentBlock, ContentBlockType, DataBlock, TextBlock } from './blo
 import type { ErrorInfo } from './error-info';
 import { MessageValidationError } from './errors/input-errors';
 import { newId } from './ids';
+import { now } from './now';
 import type { JSONObject } from './json';
 import type { Usage } from './usage';
 
@@ -75,7 +76,7 @@ export interface MsgInit<S = unknown> {
 
 /** Builds and validates a message. */
 export function createMsg<S = unknown>(init: MsgInit<S>): Msg<S> {
-  const createdAt = init.createdAt ?? new Date().toISOString();
+  const createdAt = init.createdAt ?? now();
   const msg: Msg<S> = {
     id: init.id ?? newId(),
     name: init.name ?? init.role,

@@ -13,6 +13,7 @@ import { PluginHookError } from './errors/plugin-hook-error';
 import type { AgentEvent, ExternalExecutionResultEvent, UserConfirmResultEvent } from './events';
 import type { HookDriver } from './hook-driver';
 import { newId } from './ids';
+import { now } from './now';
 import type { JSONObject, JSONValue } from './json';
 import type { ChatModel, ModelChunk, ModelRequest, TokenCountInput, ToolChoice, ToolSchema } from './model';
 import { ModelStream } from './model-stream';
@@ -53,6 +54,8 @@ export interface AgentCore extends ModelPlan {
   counter: TokenCounter;
   /** Calibration of token counts by what the provider reported for the last request. */
   tokens: TokenCalibration;
+  /** The schemas of `tools`, built on first use. */
+  toolSchemas?: ToolSchema[];
   maxIters: number;
   logger: Logger;
   capabilities: Partial<Capabilities>;
@@ -66,18 +69,6 @@ const deniedText = (name: string) =>
 const notFoundText = (name: string) => `ToolNotFoundError: The tool named '${name}' doesn't exist.`;
 
 type CallOutcome = 'done' | 'paused' | 'interrupted';
-
-// Timestamps are minted per lifecycle event, not per delta; formatting is cached per millisecond.
-let lastMs = 0;
-let lastIso = '';
-const now = () => {
-  const ms = Date.now();
-  if (ms !== lastMs) {
-    lastMs = ms;
-    lastIso = new Date(ms).toISOString();
-  }
-  return lastIso;
-};
 
 function resultOf(msg: Msg, id: string): ToolResultBlock | undefined {
   for (let i = msg.content.length - 1; i >= 0; i--) {
@@ -99,9 +90,10 @@ export class ReplyRun {
   private readonly signal = this.controller.signal;
   private readonly state: AgentState;
   private msg!: Msg;
-  private readonly tools: Map<string, Tool>;
+  /** The agent's tools, copied only when a plugin mounts reply-scoped ones. */
+  private tools: ReadonlyMap<string, Tool>;
   /** Which plugin mounted a tool, so its tools get that plugin's context. */
-  private readonly toolOwners: Map<string, Plugin<any>>;
+  private toolOwners: ReadonlyMap<string, Plugin<any>>;
   private toolSchemas: ToolSchema[] | undefined;
   private readonly contexts = new Map<Plugin<any>, PluginContext>();
   private contextReplaced = false;
@@ -116,8 +108,8 @@ export class ReplyRun {
     private readonly sink?: EventSink<AgentEvent>,
   ) {
     this.state = core.state;
-    this.tools = new Map(core.tools);
-    this.toolOwners = new Map(core.toolOwners);
+    this.tools = core.tools;
+    this.toolOwners = core.toolOwners;
     const outer = options.signal;
     if (outer) {
       if (outer.aborted) this.controller.abort(outer.reason);
@@ -180,8 +172,12 @@ export class ReplyRun {
           fn({ ctx: this.ctx(plugin), input: replyInput, options: this.options }),
         );
         for (const tool of out?.tools ?? []) {
-          this.tools.set(tool.name, tool);
-          this.toolOwners.set(tool.name, plugin);
+          if (this.tools === this.core.tools) {
+            this.tools = new Map(this.core.tools);
+            this.toolOwners = new Map(this.core.toolOwners);
+          }
+          (this.tools as Map<string, Tool>).set(tool.name, tool);
+          (this.toolOwners as Map<string, Plugin<any>>).set(tool.name, plugin);
         }
       }
       if (replyInput.kind === 'resume') {
@@ -280,12 +276,9 @@ export class ReplyRun {
   }
 
   private schemas(): ToolSchema[] {
-    this.toolSchemas ??= [...this.tools.values()].map((t) => ({
-      name: t.name,
-      description: t.description,
-      inputSchema: toolJsonSchema(t),
-    }));
-    return this.toolSchemas;
+    // The agent's own schemas are built once per agent; reply-scoped tools make a list of this run's.
+    if (this.tools === this.core.tools) return (this.core.toolSchemas ??= schemasOf(this.core.tools));
+    return (this.toolSchemas ??= schemasOf(this.tools));
   }
 
   /** Tokens of the next request as built from the state (incremental; see `TokenCounter.countContext`). */
@@ -867,6 +860,15 @@ export class ReplyRun {
     this.contexts.set(plugin, ctx);
     return ctx;
   }
+}
+
+/** The tool schemas the model sees. */
+export function schemasOf(tools: ReadonlyMap<string, Tool>): ToolSchema[] {
+  return [...tools.values()].map((t) => ({
+    name: t.name,
+    description: t.description,
+    inputSchema: toolJsonSchema(t),
+  }));
 }
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<ToolChunk> {
