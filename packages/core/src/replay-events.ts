@@ -27,7 +27,7 @@ function findBlock(msg: Msg, id: string) {
 }
 
 /** Appends streamed tool-result text to an output list the way the agent does (ids derive from the call id). */
-export function appendResultText(output: Array<TextBlock | DataBlock>, callId: string, delta: string): void {
+function appendResultText(output: Array<TextBlock | DataBlock>, callId: string, delta: string): void {
   const last = output[output.length - 1];
   if (last?.type === 'text') last.text += delta;
   else output.push({ type: 'text', id: `${callId}.${output.length}`, text: delta });
