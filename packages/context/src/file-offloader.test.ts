@@ -135,12 +135,21 @@ describe('safeFileName', () => {
   it('keeps safe ids and makes distinct unsafe ids distinct', () => {
     expect(safeFileName('session_1.a-b')).toBe('session_1.a-b');
     expect(safeFileName('a/b')).not.toBe(safeFileName('a_b'));
-    expect(safeFileName('a/b')).toMatch(/^a_b-[0-9a-f]{8}$/);
+    expect(safeFileName('a/b')).toMatch(/^a_b-[0-9a-f]{16}$/);
     for (const bad of ['..', '.', '', '../x', 'x'.repeat(500)]) {
       const name = safeFileName(bad);
       expect(name).toMatch(/^[A-Za-z0-9_-][A-Za-z0-9._-]*$/);
       expect(name.length).toBeLessThanOrEqual(100);
     }
+  });
+
+  it('never maps a safe-looking id onto the name of a sanitised one', () => {
+    // 'a/b' becomes 'a_b-<hash>'; the literal id 'a_b-<hash>' must not share that folder.
+    const sanitised = safeFileName('a/b');
+    expect(safeFileName(sanitised)).not.toBe(sanitised);
+    const long = 'x'.repeat(200);
+    expect(safeFileName(safeFileName(long))).not.toBe(safeFileName(long));
+    expect(safeFileName('id-0123456789abcdef')).not.toBe(safeFileName(''));
   });
 });
 
