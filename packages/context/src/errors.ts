@@ -43,3 +43,13 @@ export class ContextBusyError extends AgentkitError {
     );
   }
 }
+
+/**
+ * The offloader refused a path: a folder below its directory, or the context file, is a symbolic link (or
+ * not what it should be), so writing there could land outside the offload directory.
+ */
+export class OffloadPathError extends AgentkitError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('OFFLOAD_PATH', message, options);
+  }
+}

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -128,6 +128,63 @@ describe('FileOffloader', () => {
         expect(rel.split(sep)).toHaveLength(3);
       }
     }
+  });
+});
+
+describe('FileOffloader and symlinks', () => {
+  let outside: string;
+  beforeEach(async () => {
+    outside = await mkdtemp(join(tmpdir(), 'agentkit-outside-'));
+  });
+  afterEach(async () => {
+    await rm(outside, { recursive: true, force: true });
+  });
+  const result: ToolResultBlock = {
+    type: 'tool_result',
+    id: 'c1',
+    name: 't',
+    output: [textBlock('rest'), image('p')],
+    state: 'success',
+    metadata: {},
+  };
+
+  it('never follows a symlinked session folder, sessions folder or data folder out of the directory', async () => {
+    const off = new FileOffloader({ directory: dir });
+    await mkdir(join(dir, 'sessions'), { recursive: true });
+    await symlink(outside, join(dir, 'sessions', 's1'));
+    await expect(off.offloadContext('s1', [assistantMsg('x')])).rejects.toThrow(/symbolic link/);
+    await expect(off.offloadToolResult('s1', result)).rejects.toThrow(/symbolic link/);
+
+    const other = await mkdtemp(join(tmpdir(), 'agentkit-offload-'));
+    try {
+      await symlink(outside, join(other, 'sessions'));
+      await symlink(outside, join(other, 'data'));
+      const off2 = new FileOffloader({ directory: other });
+      await expect(off2.offloadContext('s2', [assistantMsg('x')])).rejects.toThrow(/symbolic link/);
+      await expect(off2.offloadDataBlock(image('q'))).rejects.toThrow(/symbolic link/);
+    } finally {
+      await rm(other, { recursive: true, force: true });
+    }
+    expect(await readdir(outside)).toEqual([]);
+  });
+
+  it('never appends through a symlinked context.jsonl', async () => {
+    const off = new FileOffloader({ directory: dir });
+    await mkdir(join(dir, 'sessions', 's1'), { recursive: true });
+    const target = join(outside, 'victim.txt');
+    await writeFile(target, 'original');
+    await symlink(target, join(dir, 'sessions', 's1', 'context.jsonl'));
+    await expect(off.offloadContext('s1', [assistantMsg('x')])).rejects.toThrow();
+    expect(await readFile(target, 'utf8')).toBe('original');
+  });
+
+  it('accepts a directory that is itself reached through a symlink', async () => {
+    const link = join(outside, 'link');
+    await symlink(dir, link);
+    const off = new FileOffloader({ directory: link });
+    const path = await off.offloadContext('s1', [assistantMsg('x')]);
+    expect(await readFile(path, 'utf8')).toContain('"x"');
+    expect(await readdir(join(dir, 'sessions'))).toEqual(['s1']);
   });
 });
 

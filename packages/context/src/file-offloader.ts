@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
-import { appendFile, mkdir, open, rename, stat, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { lstat, mkdir, open, rename, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { ContentBlock, DataBlock, Msg, TextBlock, ToolResultBlock } from '@agentkit/core';
+import { OffloadPathError } from './errors';
 import type { Offloader } from './offloader';
 import { safeFileName } from './safe-file-name';
 
@@ -62,8 +64,10 @@ const escapeAttr = (s: string) =>
  * - `sessions/<session>/tool_result-<call id>.txt` (then `…(1).txt`, `…(2).txt`): cut-off tool output, text
  *   verbatim and `<data url='…' name='…' media_type='…'/>` for data.
  *
- * Session and call ids are sanitised ({@link safeFileName}), so no id can escape the directory. Returned
- * paths are absolute.
+ * Session and call ids are sanitised ({@link safeFileName}), so no id can escape the directory; folders below
+ * it (`sessions`, `sessions/<session>`, `data`) and `context.jsonl` are never followed when they are symbolic
+ * links ({@link OffloadPathError}), so a link planted inside the directory cannot redirect a write outside it.
+ * Returned paths are absolute.
  * @example new FileOffloader({ directory: '.agent/offload' })
  */
 export class FileOffloader implements Offloader {
@@ -84,8 +88,8 @@ export class FileOffloader implements Offloader {
     const { data, mediaType } = block.source;
     const rel = `data/${createHash('sha256').update(data).digest('hex')}${extensionFor(mediaType)}`;
     const file = join(this.directory, rel);
-    if (!(await exists(file))) {
-      await mkdir(join(this.directory, 'data'), { recursive: true });
+    if (!(await isRegularFile(file))) {
+      await this.subdir('data');
       // Write then rename: a crash never leaves a half-written file under the final (content-hash) name.
       const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
       await writeFile(tmp, Buffer.from(data, 'base64'));
@@ -105,7 +109,7 @@ export class FileOffloader implements Offloader {
     }
     // Appends to one file are serialised so lines of concurrent compressions never interleave.
     const previous = this.appends.get(file) ?? Promise.resolve();
-    const next = previous.catch(() => {}).then(() => appendFile(file, lines, 'utf8'));
+    const next = previous.catch(() => {}).then(() => appendNoFollow(file, lines));
     this.appends.set(file, next);
     try {
       await next;
@@ -145,8 +149,26 @@ export class FileOffloader implements Offloader {
   }
 
   private async sessionDir(sessionId: string): Promise<string> {
-    const dir = join(this.directory, 'sessions', safeFileName(String(sessionId)));
-    await mkdir(dir, { recursive: true });
+    return this.subdir('sessions', safeFileName(String(sessionId)));
+  }
+
+  /** Creates (or checks) the folders below the offload directory, one by one, refusing symbolic links. */
+  private async subdir(...parts: string[]): Promise<string> {
+    await mkdir(this.directory, { recursive: true });
+    let dir = this.directory;
+    for (const part of parts) {
+      dir = join(dir, part);
+      try {
+        await mkdir(dir);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+      const info = await lstat(dir);
+      if (info.isSymbolicLink() || !info.isDirectory())
+        throw new OffloadPathError(
+          `'${dir}' is ${info.isSymbolicLink() ? 'a symbolic link' : 'not a directory'}; the offloader writes only inside '${this.directory}'.`,
+        );
+    }
     return dir;
   }
 
@@ -170,11 +192,34 @@ export class FileOffloader implements Offloader {
   }
 }
 
-async function exists(file: string): Promise<boolean> {
+/** True for a regular file (a symbolic link, even to a file, is replaced rather than trusted). */
+async function isRegularFile(file: string): Promise<boolean> {
   try {
-    await stat(file);
-    return true;
+    return (await lstat(file)).isFile();
   } catch {
     return false;
+  }
+}
+
+/** Appends text in one write, refusing to follow a symbolic link at `file`. */
+async function appendNoFollow(file: string, text: string): Promise<void> {
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(
+      file,
+      constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW,
+      0o644,
+    );
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP')
+      throw new OffloadPathError(`'${file}' is a symbolic link; the offloader does not follow it.`, {
+        cause: error,
+      });
+    throw error;
+  }
+  try {
+    await handle.writeFile(text, 'utf8');
+  } finally {
+    await handle.close();
   }
 }

@@ -27,7 +27,12 @@ export {
   SUMMARY_TOOL_NAME,
   TRUNCATION_SUMMARY,
 } from './defaults';
-export { ContextBusyError, ContextCompressionError, ContextThresholdError } from './errors';
+export {
+  ContextBusyError,
+  ContextCompressionError,
+  ContextThresholdError,
+  OffloadPathError,
+} from './errors';
 export { extensionFor, FileOffloader, type FileOffloaderOptions } from './file-offloader';
 export { imageNote, type LimitImagesOptions, limitContextImages } from './limit-images';
 export { isOffloader, type Offloader } from './offloader';
