@@ -8,6 +8,7 @@ import {
   createAgentState,
   createMsg,
   getBlocks,
+  getText,
   type HintBlock,
   type Msg,
   TokenCounter,
@@ -107,6 +108,25 @@ describe('manual compression (reference compress_context_test)', () => {
     await context.compress(agent);
     expect(getBlocks(model.requests[0]!.messages[0]!, 'text')[0]!.text).toBe('old summary');
     expect(agent.state.summary).toBe(SUMMARY);
+  });
+
+  it('ends the summary request with the compression prompt, the current time filled in', async () => {
+    const { agent, model, context } = setup({});
+    const before = Date.now();
+    await context.compress(agent);
+    const request = model.requests[0]!;
+    expect(request.toolChoice).toEqual({ name: SUMMARY_TOOL_NAME });
+    expect(request.tools.map((t) => t.name)).toEqual([SUMMARY_TOOL_NAME]);
+    const last = request.messages[request.messages.length - 1]!;
+    expect(last.role).toBe('user');
+    const prompt = getText(last);
+    expect(prompt).toMatch(/^<system-hint>[\s\S]*continuation summary[\s\S]*<\/system-hint>$/);
+    // The reference prompt: the current time, and every reference made self-contained (time, names, in-flight work).
+    expect(prompt).not.toContain('{current_time}');
+    const time = /The current time is (\S+?)\.\n/.exec(prompt)?.[1];
+    expect(time && Date.parse(time)).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000);
+    for (const topic of ['- Time:', '- Names & pointers:', '- In-flight work:'])
+      expect(prompt).toContain(topic);
   });
 
   it('sends instructions as an assistant hint for this call only', async () => {

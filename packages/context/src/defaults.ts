@@ -1,14 +1,27 @@
 import type { JSONSchema } from '@agentkit/core';
 
 /**
- * The default prompt that asks the model for a continuation summary. It is sent as the last user message
- * of the summary call only. `{current_time}` (if you add it) is replaced with the current ISO time.
+ * The default prompt that asks the model for a continuation summary (the reference's, in substance): it gives
+ * the current time and asks for a self-contained summary (absolute dates, exact names and pointers, every
+ * piece of in-flight work). It is sent as the last user message of the summary call only; `{current_time}` is
+ * replaced with the current ISO time.
  */
 export const DEFAULT_COMPRESSION_PROMPT =
   '<system-hint>You have been working on the task described above but have not yet completed it. ' +
   'Now write a continuation summary that will allow you to resume work efficiently in a future context window ' +
   'where the conversation history will be replaced with this summary. ' +
-  'Your summary should be structured, concise, and actionable.</system-hint>';
+  'Your summary should be structured, concise, and actionable.\n' +
+  'The current time is {current_time}.\n' +
+  'The history this summary stands for will be gone, and the summary itself may be summarized again later, ' +
+  'so write every reference so that it can be understood on its own:\n' +
+  "- Time: turn relative expressions ('today', 'yesterday', 'recently', 'now') into absolute dates based on " +
+  'the current time above, including relative dates copied from an earlier summary.\n' +
+  '- Names & pointers: give file paths, symbol names, issue or PR numbers, ids, URLs, commands and error ' +
+  "messages verbatim instead of phrases such as 'this file', 'the approach above' or 'the failing tests'.\n" +
+  '- In-flight work: list everything that is still open, above all tool calls or background jobs whose ' +
+  'results have not arrived yet (with their ids and what each one does), and for each item say who asked ' +
+  'for it (the user or you) and whether it is done, pending or blocked.\n' +
+  '</system-hint>';
 
 /**
  * The default template that turns the summary fields into the summary text. Placeholders are the field
