@@ -14,12 +14,18 @@ import {
   TokenCounter,
   textBlock,
 } from '@agentkit/core';
-import { ScriptedModel, type ScriptedResponse, toolCallChunk, usageChunk } from '@agentkit/core/testing';
+import {
+  ScriptedModel,
+  type ScriptedResponse,
+  textChunks,
+  toolCallChunk,
+  usageChunk,
+} from '@agentkit/core/testing';
 import { describe, expect, it } from 'vitest';
 import { compressContext } from './compress-context';
 import { type ContextPluginOptions, contextPlugin } from './context-plugin';
 import { SUMMARY_TOOL_NAME, TRUNCATION_SUMMARY } from './defaults';
-import { ContextCompressionError, ContextThresholdError } from './errors';
+import { ContextBusyError, ContextCompressionError, ContextThresholdError } from './errors';
 import { FileOffloader } from './file-offloader';
 import type { Offloader } from './offloader';
 
@@ -119,7 +125,7 @@ describe('manual compression (reference compress_context_test)', () => {
     expect(request.tools.map((t) => t.name)).toEqual([SUMMARY_TOOL_NAME]);
     const last = request.messages[request.messages.length - 1]!;
     expect(last.role).toBe('user');
-    const prompt = getText(last);
+    const prompt = getText(last) ?? '';
     expect(prompt).toMatch(/^<system-hint>[\s\S]*continuation summary[\s\S]*<\/system-hint>$/);
     // The reference prompt: the current time, and every reference made self-contained (time, names, in-flight work).
     expect(prompt).not.toContain('{current_time}');
@@ -328,6 +334,23 @@ describe('manual compression (reference compress_context_test)', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+
+  it('a reply that runs while the summary is written is not lost: the compression is refused', async () => {
+    const { agent, context } = setup({
+      script: [{ chunks: [toolCallChunk(SUMMARY_TOOL_NAME, FIELDS)], delayMs: 40 }, textChunks('hello back')],
+      plugin: { triggerRatio: 0.9, reserveRatio: 0.4 },
+    });
+    const before = structuredClone(agent.state.context);
+    const compressing = context.compress(agent, { config: { triggerRatio: 0.5 } });
+    const reply = await agent.reply('hi');
+    expect(getText(reply)).toBe('hello back');
+    const error = await compressing.catch((e) => e);
+    expect(error).toBeInstanceOf(ContextBusyError);
+    // Nothing was replaced: the old messages and the whole reply are still there.
+    expect(agent.state.summary).toBe('');
+    expect(agent.state.context.slice(0, before.length)).toEqual(before);
+    expect(agent.state.context.map((m) => getText(m)).slice(-2)).toEqual(['hi', 'hello back']);
   });
 
   it('does nothing below the threshold', async () => {

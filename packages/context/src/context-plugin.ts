@@ -263,6 +263,8 @@ export function contextPlugin(options: ContextPluginOptions = {}): ContextPlugin
           signal: opts.signal,
           logger: agent.logger,
           hintSource: CONTEXT_PLUGIN_NAME,
+          // A reply may start while the summary is written (replies do not wait for a compression).
+          isBusy: () => agent.isReplying,
         },
         { instructions: opts.instructions, currentTokens: () => agent.countTokens() },
       );

@@ -20,7 +20,7 @@ import {
 } from '@agentkit/core';
 import type { ResolvedContextConfig } from './context-config';
 import { offloadReminder, TRUNCATION_SUMMARY } from './defaults';
-import { ContextCompressionError, ContextThresholdError } from './errors';
+import { ContextBusyError, ContextCompressionError, ContextThresholdError } from './errors';
 import { limitContextImages } from './limit-images';
 import type { Offloader } from './offloader';
 import { renderSummary } from './render-summary';
@@ -58,6 +58,11 @@ export interface CompressionTarget {
   logger?: Logger | undefined;
   /** `source` of hint blocks this package adds (image notes). */
   hintSource: string | null;
+  /**
+   * True while someone else may change the state (a manual compression: the agent is replying). Checked,
+   * with the state itself, before anything is applied: a changed state is never overwritten.
+   */
+  isBusy?: (() => boolean) | undefined;
 }
 
 /** Per-call options of {@link runCompression}. */
@@ -118,6 +123,29 @@ function unfinishedReplyCalls(state: CompressionTarget['state']): string[] {
   return [];
 }
 
+/** What a compression read: if any of it changed while it awaited, applying its result would lose messages. */
+function snapshot(state: CompressionTarget['state']) {
+  const context = state.context;
+  const reply = replyIndex(state);
+  return {
+    context,
+    length: context.length,
+    summary: state.summary,
+    lastBlocks: context[context.length - 1]?.content.length,
+    replyBlocks: reply === undefined ? undefined : context[reply]!.content.length,
+  };
+}
+
+function sameSnapshot(a: ReturnType<typeof snapshot>, b: ReturnType<typeof snapshot>): boolean {
+  return (
+    a.context === b.context &&
+    a.length === b.length &&
+    a.summary === b.summary &&
+    a.lastBlocks === b.lastBlocks &&
+    a.replyBlocks === b.replyBlocks
+  );
+}
+
 function hasText(summary: AgentState['summary'], text: string): boolean {
   return typeof summary === 'string'
     ? summary.includes(text)
@@ -144,6 +172,12 @@ export async function runCompression(
   options: CompressionOptions = {},
 ): Promise<CompressionOutcome> {
   const { state, config, model, systemPrompt, tools, countTokens } = target;
+  let read = snapshot(state);
+  // Throws instead of overwriting a state that changed while this compression awaited (a reply ran).
+  const checkUnchanged = () => {
+    if (target.isBusy?.() || !sameSnapshot(read, snapshot(state)))
+      throw new ContextBusyError(target.agentName, { changed: true });
+  };
   const images = await limitContextImages(state.context, {
     maxImageNum: config.maxImageNum,
     offloader: target.offloader,
@@ -151,7 +185,11 @@ export async function runCompression(
     logger: target.logger,
     openFrom: replyIndex(state),
   });
-  if (images) target.replaceContext({ summary: state.summary, context: images });
+  if (images) {
+    checkUnchanged();
+    target.replaceContext({ summary: state.summary, context: images });
+    read = snapshot(state);
+  }
 
   const size = model.contextSize;
   if (typeof size !== 'number' || !(size > 0))
@@ -264,6 +302,7 @@ export async function runCompression(
   }
 
   // From here on the compression is applied even if the reply is interrupted: the summary exists.
+  checkUnchanged();
   if (target.offloader) {
     try {
       const path = await target.offloader.offloadContext(state.sessionId, toCompress);
@@ -298,6 +337,7 @@ export async function runCompression(
         }),
       );
   }
+  checkUnchanged();
   target.replaceContext({ summary, context });
   outcome.compressed = true;
   outcome.compressedMessages = toCompress.length;
