@@ -291,6 +291,9 @@ describe('manual compression (reference compress_context_test)', () => {
         usage: expect.objectContaining({ inputTokens: 123, outputTokens: 45 }),
       }),
     ]);
+    // No reply is running, so the carrier is a finished message (an open one would look like a live reply
+    // and keep every later message from being counted once).
+    expect(agent.state.context[0]!.finishedAt).toEqual(expect.any(String));
   });
 
   it('compresses everything when the reserve would keep it all (budget 0)', async () => {

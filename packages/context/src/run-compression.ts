@@ -231,6 +231,10 @@ export async function runCompression(
   // Calls of the current reply that are not finished (a running CompressContext, calls queued after it, calls
   // a paused reply waits for) stay in the context with everything after them, so the reply can go on.
   const keepToolCallIds = [...(options.keepToolCallIds ?? []), ...unfinishedReplyCalls(state)];
+  // A reply still running (or paused) goes on in a message with its id; otherwise that message is finished.
+  const replyAt = replyIndex(state);
+  const replyMsg = replyAt === undefined ? undefined : state.context[replyAt];
+  const replyOpen = replyMsg !== undefined && replyMsg.finishedAt === null;
   const splitWith = (budget: number) =>
     splitContext(state.context, { baseTokens, budget, countMsg, keepToolCallIds });
   let split = splitWith(config.reserveRatio * size);
@@ -334,6 +338,12 @@ export async function runCompression(
           content: [],
           id: state.reply?.id ?? newId(),
           usage: { ...usage },
+          ...(replyOpen
+            ? {}
+            : {
+                finishedAt: replyMsg?.finishedAt ?? new Date().toISOString(),
+                finishedReason: replyMsg?.finishedReason ?? null,
+              }),
         }),
       );
   }
