@@ -85,6 +85,16 @@ describe('FileOffloader', () => {
     );
   });
 
+  it('serialises appends of several offloaders on one directory (large batches never interleave)', async () => {
+    const offloaders = Array.from({ length: 4 }, () => new FileOffloader({ directory: dir }));
+    const big = (i: number) => [assistantMsg(String(i % 10).repeat(700_000), { id: `m${i}` })];
+    await Promise.all(Array.from({ length: 8 }, (_, i) => offloaders[i % 4]!.offloadContext('s', big(i))));
+    const lines = (await readFile(join(dir, 'sessions', 's', 'context.jsonl'), 'utf8')).trimEnd().split('\n');
+    expect(lines.map((l) => JSON.parse(l).id).sort()).toEqual(
+      Array.from({ length: 8 }, (_, i) => `m${i}`).sort(),
+    );
+  });
+
   it('writes tool results to tool_result-<id>.txt, then (1), (2)…', async () => {
     const off = new FileOffloader({ directory: dir, dataUrlBase: 'workspace:///' });
     const result: ToolResultBlock = {

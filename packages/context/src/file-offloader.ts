@@ -56,11 +56,18 @@ const escapeAttr = (s: string) =>
   s.replace(/&/g, '&amp;').replace(/'/g, '&apos;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 /**
+ * Pending appends per absolute file, shared by every offloader of the process: a large batch is written in
+ * several chunks, so two offloaders on one directory (agents built per request) must not append at once.
+ */
+const appends = new Map<string, Promise<void>>();
+
+/**
  * An {@link Offloader} that writes to a local directory:
  *
  * - `data/<sha256 of the base64 text><ext>`: offloaded data blocks (written once; same content, same file);
  * - `sessions/<session>/context.jsonl`: compressed messages, one JSON message per line, appended (inline data
- *   blocks are offloaded first and replaced by URL blocks);
+ *   blocks are offloaded first and replaced by URL blocks; appends are serialised within the process, so
+ *   two processes should not compress one session at the same time);
  * - `sessions/<session>/tool_result-<call id>.txt` (then `…(1).txt`, `…(2).txt`): cut-off tool output, text
  *   verbatim and `<data url='…' name='…' media_type='…'/>` for data.
  *
@@ -74,7 +81,6 @@ export class FileOffloader implements Offloader {
   /** The absolute offload directory. */
   readonly directory: string;
   private readonly dataUrlBase: string | undefined;
-  private readonly appends = new Map<string, Promise<void>>();
 
   constructor(options: FileOffloaderOptions) {
     if (typeof options?.directory !== 'string' || options.directory === '')
@@ -107,14 +113,14 @@ export class FileOffloader implements Offloader {
       const content = await Promise.all(msg.content.map((b) => this.offloadInline(b)));
       lines += `${JSON.stringify({ ...msg, content })}\n`;
     }
-    // Appends to one file are serialised so lines of concurrent compressions never interleave.
-    const previous = this.appends.get(file) ?? Promise.resolve();
+    // Appends to one file are serialised (across offloaders of this process) so lines never interleave.
+    const previous = appends.get(file) ?? Promise.resolve();
     const next = previous.catch(() => {}).then(() => appendNoFollow(file, lines));
-    this.appends.set(file, next);
+    appends.set(file, next);
     try {
       await next;
     } finally {
-      if (this.appends.get(file) === next) this.appends.delete(file);
+      if (appends.get(file) === next) appends.delete(file);
     }
     return file;
   }
@@ -201,7 +207,7 @@ async function isRegularFile(file: string): Promise<boolean> {
   }
 }
 
-/** Appends text in one write, refusing to follow a symbolic link at `file`. */
+/** Appends text, refusing to follow a symbolic link at `file`. */
 async function appendNoFollow(file: string, text: string): Promise<void> {
   let handle: Awaited<ReturnType<typeof open>>;
   try {
