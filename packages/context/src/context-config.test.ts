@@ -62,6 +62,21 @@ describe('context configuration', () => {
     expect(fieldOf(() => contextPlugin({ offloader: {} as never }))).toBe('offloader');
   });
 
+  it('checks contextBufferRatio < triggerRatio only where the buffer is used (set, or the tool enabled)', () => {
+    // A low trigger with the default buffer (0.2) is valid: nothing here uses the buffer (reference: the
+    // check applies with injection on, which @agentkit/injection makes itself).
+    expect(contextPlugin({ triggerRatio: 0.15, reserveRatio: 0.1 }).config.triggerRatio).toBe(0.15);
+    expect(
+      fieldOf(() => contextPlugin({ triggerRatio: 0.15, reserveRatio: 0.1, compressionToolEnabled: true })),
+    ).toBe('contextBufferRatio');
+    expect(fieldOf(() => contextPlugin({ triggerRatio: 0.5, contextBufferRatio: 0.5 }))).toBe(
+      'contextBufferRatio',
+    );
+    // A per-call configuration of a manual compression does not use the buffer either.
+    const base = resolveContextConfig(undefined);
+    expect(resolveContextConfig({ triggerRatio: 0.15, reserveRatio: 0.1 }, base).triggerRatio).toBe(0.15);
+  });
+
   it('accepts the boundaries', () => {
     expect(
       resolveContextConfig({ triggerRatio: 0.9, reserveRatio: 0.89, contextBufferRatio: 0 }),

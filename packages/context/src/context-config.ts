@@ -23,7 +23,8 @@ export interface ContextConfig {
   maxImageNum?: number;
   /**
    * The `CompressContext` tool compresses from `(triggerRatio − contextBufferRatio) × contextSize` tokens, and
-   * `@agentkit/injection` warns from there. `0 ≤ x < triggerRatio`, default 0.2.
+   * `@agentkit/injection` warns from there. `0 ≤ x ≤ 1`, and `< triggerRatio` when set or when the tool is
+   * enabled (`@agentkit/injection` checks it too); default 0.2.
    */
   contextBufferRatio?: number;
   /** Give the agent the `CompressContext` tool. Default `false`. */
@@ -63,7 +64,8 @@ const isRatio = (x: unknown): x is number => typeof x === 'number' && Number.isF
 /**
  * Merges `config` over `base` (default: the reference defaults) and validates the result. Throws
  * {@link ConfigError} naming the offending field: ratios out of range, `reserveRatio ≥ triggerRatio`,
- * `contextBufferRatio ≥ triggerRatio`, a template placeholder the schema does not define, and so on.
+ * `contextBufferRatio ≥ triggerRatio` (when `config` sets the buffer or enables the `CompressContext` tool,
+ * the only things here that use it), a template placeholder the schema does not define, and so on.
  */
 export function resolveContextConfig(
   config: ContextConfig | undefined,
@@ -76,13 +78,15 @@ export function resolveContextConfig(
     const value = config?.[key];
     if (value !== undefined) (out as Record<string, unknown>)[key] = value;
   }
-  validate(out);
+  // The buffer only matters to the CompressContext tool (and to @agentkit/injection, which checks it itself):
+  // a low triggerRatio with the default buffer is valid (reference: the check applies with injection on).
+  validate(out, config?.contextBufferRatio !== undefined || config?.compressionToolEnabled === true);
   // Never share the schema object between configurations (a caller may edit theirs).
   out.summarySchema = structuredClone(out.summarySchema);
   return out;
 }
 
-function validate(c: ResolvedContextConfig): void {
+function validate(c: ResolvedContextConfig, checkBuffer: boolean): void {
   if (!isRatio(c.triggerRatio) || c.triggerRatio <= 0 || c.triggerRatio > 0.9)
     fail('triggerRatio', `must be a number with 0 < triggerRatio ≤ 0.9 (got ${String(c.triggerRatio)}).`);
   if (!isRatio(c.reserveRatio) || c.reserveRatio <= 0 || c.reserveRatio >= 0.9)
@@ -94,7 +98,7 @@ function validate(c: ResolvedContextConfig): void {
       'contextBufferRatio',
       `must be a number with 0 ≤ contextBufferRatio ≤ 1 (got ${String(c.contextBufferRatio)}).`,
     );
-  if (c.contextBufferRatio >= c.triggerRatio)
+  if (checkBuffer && c.contextBufferRatio >= c.triggerRatio)
     fail(
       'contextBufferRatio',
       `(${c.contextBufferRatio}) must be smaller than triggerRatio (${c.triggerRatio}).`,
