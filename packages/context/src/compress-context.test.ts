@@ -339,21 +339,53 @@ describe('manual compression (reference compress_context_test)', () => {
     }
   });
 
-  it('a reply that runs while the summary is written is not lost: the compression is refused', async () => {
-    const { agent, context } = setup({
-      script: [{ chunks: [toolCallChunk(SUMMARY_TOOL_NAME, FIELDS)], delayMs: 40 }, textChunks('hello back')],
+  it('a reply that runs while the summary is written is not lost', async () => {
+    // Summary calls and the reply's model call, whatever their order, with their own delays.
+    const route =
+      (summaryDelay: number, replyDelay: number): ScriptedResponse =>
+      (request) =>
+        typeof request.toolChoice === 'object'
+          ? { chunks: [toolCallChunk(SUMMARY_TOOL_NAME, FIELDS)], delayMs: summaryDelay }
+          : { chunks: textChunks('hello back'), delayMs: replyDelay };
+
+    // The reply is over when the summary arrives: the compression applies, the reply's messages follow.
+    const done = setup({
+      script: [route(80, 0), route(80, 0)],
       plugin: { triggerRatio: 0.9, reserveRatio: 0.4 },
     });
-    const before = structuredClone(agent.state.context);
-    const compressing = context.compress(agent, { config: { triggerRatio: 0.5 } });
-    const reply = await agent.reply('hi');
-    expect(getText(reply)).toBe('hello back');
-    const error = await compressing.catch((e) => e);
-    expect(error).toBeInstanceOf(ContextBusyError);
-    // Nothing was replaced: the old messages and the whole reply are still there.
-    expect(agent.state.summary).toBe('');
-    expect(agent.state.context.slice(0, before.length)).toEqual(before);
-    expect(agent.state.context.map((m) => getText(m)).slice(-2)).toEqual(['hi', 'hello back']);
+    const compressing = done.context.compress(done.agent, { config: { triggerRatio: 0.5 } });
+    await new Promise((resolve) => setTimeout(resolve, 10)); // the summary call is under way
+    expect(getText(await done.agent.reply('hi'))).toBe('hello back');
+    expect((await compressing).compressed).toBe(true);
+    expect(done.agent.state.summary).toBe(SUMMARY);
+    expect(done.agent.state.context.map((m) => m.id).slice(0, 2)).toEqual(['2', '3']);
+    expect(done.agent.state.context.slice(2).map((m) => getText(m))).toEqual(['hi', 'hello back']);
+
+    // The reply still runs when the summary arrives: the compression is dropped and nothing changes.
+    const running = setup({
+      script: [route(50, 150), route(50, 150)],
+      plugin: { triggerRatio: 0.9, reserveRatio: 0.4 },
+    });
+    const before = structuredClone(running.agent.state.context);
+    const refused = running.context.compress(running.agent, { config: { triggerRatio: 0.5 } });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const reply = running.agent.reply('hi');
+    expect(await refused.catch((e) => e)).toBeInstanceOf(ContextBusyError);
+    expect(getText(await reply)).toBe('hello back');
+    expect(running.agent.state.summary).toBe('');
+    expect(running.agent.state.context.slice(0, before.length)).toEqual(before);
+    expect(running.agent.state.context.slice(-2).map((m) => getText(m))).toEqual(['hi', 'hello back']);
+  });
+
+  it('messages observed while the summary is written are kept after the kept part', async () => {
+    const { agent, context } = setup({
+      script: [{ chunks: [toolCallChunk(SUMMARY_TOOL_NAME, FIELDS)], delayMs: 30 }],
+    });
+    const compressing = context.compress(agent);
+    await new Promise((resolve) => setTimeout(resolve, 10)); // the summary call is under way
+    await agent.observe(createMsg({ role: 'user', id: 'late', content: 'late news' }));
+    expect((await compressing).compressed).toBe(true);
+    expect(agent.state.context.map((m) => m.id)).toEqual(['2', '3', 'late']);
   });
 
   it('does nothing below the threshold', async () => {

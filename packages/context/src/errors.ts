@@ -32,16 +32,17 @@ export class ContextCompressionError extends AgentkitError {
 }
 
 /**
- * A manual compression was asked for while the agent is running a reply, or the agent replied (its context
- * changed) while the compression was writing its summary. Nothing was changed; compress between replies (or
- * while a reply is paused). During a reply, compression happens automatically before each model call.
+ * A manual compression was asked for while the agent is running a reply, or a reply was running (or had
+ * changed the messages the compression read) when the summary arrived. Nothing was changed; compress between
+ * replies (or while a reply is paused). During a reply, compression happens automatically before each model
+ * call.
  */
 export class ContextBusyError extends AgentkitError {
   constructor(agentName: string, options?: { changed?: boolean }) {
     super(
       'CONTEXT_BUSY',
       options?.changed
-        ? `Agent '${agentName}' replied while its context was being compressed; the compression was dropped and nothing was changed. Compress again between replies.`
+        ? `Agent '${agentName}' was replying when the compression summary arrived; the compression was dropped and nothing was changed. Compress again between replies.`
         : `Agent '${agentName}' is running a reply; compress its context between replies (or while the reply is paused).`,
     );
   }

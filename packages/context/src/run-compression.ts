@@ -123,27 +123,41 @@ function unfinishedReplyCalls(state: CompressionTarget['state']): string[] {
   return [];
 }
 
-/** What a compression read: if any of it changed while it awaited, applying its result would lose messages. */
-function snapshot(state: CompressionTarget['state']) {
+/** What a compression read: if it changed while the compression awaited, applying the result could lose it. */
+interface ReadState {
+  context: Msg[];
+  length: number;
+  summary: AgentState['summary'];
+  /** Index of the reply's message (the one message that changes in place), or -1. */
+  replyAt: number;
+  replyBlocks: number;
+  lastBlocks: number;
+}
+
+function readState(state: CompressionTarget['state']): ReadState {
   const context = state.context;
-  const reply = replyIndex(state);
+  const replyAt = replyIndex(state) ?? -1;
   return {
     context,
     length: context.length,
     summary: state.summary,
-    lastBlocks: context[context.length - 1]?.content.length,
-    replyBlocks: reply === undefined ? undefined : context[reply]!.content.length,
+    replyAt,
+    replyBlocks: replyAt < 0 ? 0 : context[replyAt]!.content.length,
+    lastBlocks: context[context.length - 1]?.content.length ?? 0,
   };
 }
 
-function sameSnapshot(a: ReturnType<typeof snapshot>, b: ReturnType<typeof snapshot>): boolean {
-  return (
-    a.context === b.context &&
-    a.length === b.length &&
-    a.summary === b.summary &&
-    a.lastBlocks === b.lastBlocks &&
-    a.replyBlocks === b.replyBlocks
-  );
+/**
+ * The messages appended since `read` (e.g. by `agent.observe` or a whole reply that ran meanwhile), or
+ * `null` when the state changed in a way a compression result cannot absorb: the context or summary was
+ * replaced, or a message it read changed.
+ */
+function appendedSince(read: ReadState, state: CompressionTarget['state']): Msg[] | null {
+  const context = state.context;
+  if (context !== read.context || state.summary !== read.summary || context.length < read.length) return null;
+  if (read.replyAt >= 0 && context[read.replyAt]!.content.length !== read.replyBlocks) return null;
+  if (read.length > 0 && context[read.length - 1]!.content.length !== read.lastBlocks) return null;
+  return context.slice(read.length);
 }
 
 function hasText(summary: AgentState['summary'], text: string): boolean {
@@ -172,11 +186,13 @@ export async function runCompression(
   options: CompressionOptions = {},
 ): Promise<CompressionOutcome> {
   const { state, config, model, systemPrompt, tools, countTokens } = target;
-  let read = snapshot(state);
-  // Throws instead of overwriting a state that changed while this compression awaited (a reply ran).
-  const checkUnchanged = () => {
-    if (target.isBusy?.() || !sameSnapshot(read, snapshot(state)))
-      throw new ContextBusyError(target.agentName, { changed: true });
+  let read = readState(state);
+  // Never overwrite what changed while this compression awaited: messages appended meanwhile are kept after
+  // the result; a running reply, or any other change, makes it give up (ContextBusyError, nothing changed).
+  const appended = (): Msg[] => {
+    const added = target.isBusy?.() ? null : appendedSince(read, state);
+    if (!added) throw new ContextBusyError(target.agentName, { changed: true });
+    return added;
   };
   const images = await limitContextImages(state.context, {
     maxImageNum: config.maxImageNum,
@@ -185,11 +201,10 @@ export async function runCompression(
     logger: target.logger,
     openFrom: replyIndex(state),
   });
-  if (images) {
-    checkUnchanged();
-    target.replaceContext({ summary: state.summary, context: images });
-    read = snapshot(state);
-  }
+  if (images) target.replaceContext({ summary: state.summary, context: [...images, ...appended()] });
+  // What the split below reads (synchronously, up to the summary call).
+  if (target.isBusy?.()) throw new ContextBusyError(target.agentName);
+  read = readState(state);
 
   const size = model.contextSize;
   if (typeof size !== 'number' || !(size > 0))
@@ -235,6 +250,7 @@ export async function runCompression(
   const replyAt = replyIndex(state);
   const replyMsg = replyAt === undefined ? undefined : state.context[replyAt];
   const replyOpen = replyMsg !== undefined && replyMsg.finishedAt === null;
+  const replyId = state.reply?.id;
   const splitWith = (budget: number) =>
     splitContext(state.context, { baseTokens, budget, countMsg, keepToolCallIds });
   let split = splitWith(config.reserveRatio * size);
@@ -306,7 +322,7 @@ export async function runCompression(
   }
 
   // From here on the compression is applied even if the reply is interrupted: the summary exists.
-  checkUnchanged();
+  appended();
   if (target.offloader) {
     try {
       const path = await target.offloader.offloadContext(state.sessionId, toCompress);
@@ -336,7 +352,7 @@ export async function runCompression(
           role: 'assistant',
           name: target.agentName,
           content: [],
-          id: state.reply?.id ?? newId(),
+          id: replyId ?? newId(),
           usage: { ...usage },
           ...(replyOpen
             ? {}
@@ -347,7 +363,7 @@ export async function runCompression(
         }),
       );
   }
-  checkUnchanged();
+  context.push(...appended());
   target.replaceContext({ summary, context });
   outcome.compressed = true;
   outcome.compressedMessages = toCompress.length;
