@@ -388,6 +388,18 @@ describe('manual compression (reference compress_context_test)', () => {
     expect(agent.state.context.map((m) => m.id)).toEqual(['2', '3', 'late']);
   });
 
+  it('a message observed while an automatic compression writes its summary is kept', async () => {
+    const { agent } = setup({
+      script: [{ chunks: [toolCallChunk(SUMMARY_TOOL_NAME, FIELDS)], delayMs: 60 }, textChunks('answer')],
+    });
+    const reply = agent.reply('go'); // 70 tokens reach the threshold: the first model call compresses first
+    await new Promise((resolve) => setTimeout(resolve, 15));
+    await agent.observe(createMsg({ role: 'user', id: 'late', content: 'late news' }));
+    expect(getText(await reply)).toBe('answer');
+    expect(agent.state.summary).toBe(SUMMARY);
+    expect(agent.state.context.map((m) => m.id)).toContain('late');
+  });
+
   it('does nothing below the threshold', async () => {
     const { agent, context, model } = setup({ context: [user('1', 10)] });
     const before = structuredClone(agent.state);
