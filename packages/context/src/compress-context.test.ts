@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import {
   Agent,
   type AgentState,
+  ConfigError,
   createAgentState,
   createMsg,
   getBlocks,
@@ -416,6 +417,16 @@ describe('manual compression (reference compress_context_test)', () => {
       (await context.compress(agent, { config: { triggerRatio: 0.5, reserveRatio: 0.3 } })).compressed,
     ).toBe(true);
     expect(agent.state.context.map((m) => m.id)).toEqual(['2']);
+  });
+
+  it('rejects malformed instructions with a ConfigError before calling the model', async () => {
+    for (const instructions of [42, { hint: 'no type' }, { type: 'text', text: 'x' }, null]) {
+      const { agent, context, model } = setup({});
+      const error = await context.compress(agent, { instructions: instructions as never }).catch((e) => e);
+      expect(error).toBeInstanceOf(ConfigError);
+      expect(error.field).toBe('instructions');
+      expect(model.requests).toHaveLength(0);
+    }
   });
 
   it('fails with a typed error when the system prompt alone reaches the threshold', async () => {

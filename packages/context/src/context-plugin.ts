@@ -91,6 +91,14 @@ function blocksMsg(blocks: ReadonlyArray<TextBlock | DataBlock>): Msg {
   };
 }
 
+/** Manual-compression instructions: absent, a string, or a hint block (text or text/data parts). */
+function isInstructions(value: unknown): value is CompressContextOptions['instructions'] {
+  if (value === undefined || typeof value === 'string') return true;
+  if (typeof value !== 'object' || value === null) return false;
+  const block = value as Partial<HintBlock>;
+  return block.type === 'hint' && (typeof block.hint === 'string' || Array.isArray(block.hint));
+}
+
 /**
  * Context management (`@agentkit/context`): before every model call, limits the images and, when the input
  * reaches `triggerRatio × contextSize` tokens, replaces the older messages by a structured summary written by
@@ -243,6 +251,10 @@ export function contextPlugin(options: ContextPluginOptions = {}): ContextPlugin
     },
     async compress(agent, opts = {}) {
       if (agent.isReplying) throw new ContextBusyError(agent.name);
+      if (!isInstructions(opts.instructions))
+        throw new ConfigError("@agentkit/context: 'instructions' must be a string or a hint block.", {
+          field: 'instructions',
+        });
       const config = resolveContextConfig(opts.config, effective());
       const state = agent.state;
       return runCompression(
