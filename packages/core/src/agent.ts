@@ -249,7 +249,15 @@ export class Agent {
     );
   }
 
-  /** Runs one reply at a time: a second concurrent reply would interleave with the first's state. */
+  /**
+   * Runs `fn` while no reply can start (an agent runs one reply at a time; a second one would interleave
+   * with the first's state). For work on `state` between replies, e.g. a manual compression. Throws
+   * `StateError` when a reply is running.
+   */
+  async runExclusive<T>(fn: () => Promise<T>): Promise<T> {
+    return this.exclusive(fn);
+  }
+
   private async exclusive<T>(run: () => Promise<T>): Promise<T> {
     if (this.running)
       throw new StateError(

@@ -353,3 +353,40 @@ describe('plugins and hooks', () => {
     expect(replayEvents(evs)).toEqual(msg);
   });
 });
+
+describe('compression mid-reply', () => {
+  it('should return every block the reply produced even when a compression removed the earlier ones', async () => {
+    const model = new ScriptedModel([
+      [toolCallChunk('echo', { text: 'one' }, 'c1')],
+      textChunks('final answer'),
+    ]);
+    let calls = 0;
+    const squash: Plugin = {
+      name: 'squash',
+      hooks: {
+        beforeInference: ({ ctx }) => {
+          if (++calls !== 2) return;
+          // Summarise everything so far away, keeping no part of the reply's message.
+          ctx.replaceContext({ summary: 'earlier work', context: [] });
+        },
+      },
+    };
+    const agent = new Agent({ name: 'a', model, tools: [echo], plugins: [squash] });
+    const msg = await agent.reply('go');
+    expect(msg.content.map((b) => b.type)).toEqual(['tool_call', 'tool_result', 'text']);
+    // The state holds only what was kept (plus what came after).
+    expect(agent.state.context.at(-1)!.content.map((b) => b.type)).toEqual(['text']);
+    expect(agent.state.summary).toBe('earlier work');
+  });
+
+  it('should run work exclusively between replies', async () => {
+    const agent = new Agent({
+      name: 'a',
+      model: new ScriptedModel([{ chunks: textChunks('a b'), delayMs: 5 }]),
+    });
+    const running = agent.reply('go');
+    await expect(agent.runExclusive(async () => 1)).rejects.toThrow(/already running/);
+    await running;
+    expect(await agent.runExclusive(async () => 2)).toBe(2);
+  });
+});

@@ -1,4 +1,5 @@
 import type {
+  ContentBlock,
   DataBlock,
   HintBlock,
   TextBlock,
@@ -97,6 +98,8 @@ export class ReplyRun {
   private toolSchemas: ToolSchema[] | undefined;
   private readonly contexts = new Map<Plugin<any>, PluginContext>();
   private contextReplaced = false;
+  /** Blocks of this reply that a compression removed from the context (see `replaceContext`). */
+  private readonly compressedBlocks: ContentBlock[] = [];
   private finalCandidate = false;
   private nextHint: string | undefined;
   private nextToolChoice: ToolChoice | undefined;
@@ -735,7 +738,9 @@ export class ReplyRun {
     // An ended reply's message no longer changes: it is returned as persisted, not copied. Its content
     // array was grown block by block; a compact copy saves the slack for as long as the state lives.
     this.msg.content = this.msg.content.slice();
-    const msg = this.msg;
+    const msg = this.compressedBlocks.length
+      ? { ...this.msg, content: [...this.compressedBlocks, ...this.msg.content] }
+      : this.msg;
     await this.observe('onReplyEnd', (plugin) => ({
       ctx: this.ctx(plugin),
       message: msg,
@@ -836,6 +841,10 @@ export class ReplyRun {
         state.context = context;
         run.contextReplaced = true;
         const reply = context.find((m) => m.id === run.msg.id);
+        // Blocks of this reply that the compression summarised away still belong to what the reply
+        // produced: the returned message keeps them (the state keeps only the kept part).
+        const kept = new Set(reply?.content.map(blockKey));
+        for (const b of run.msg.content) if (!kept.has(blockKey(b))) run.compressedBlocks.push(b);
         if (reply) run.msg = reply;
         else {
           // The reply's message was compressed away entirely: continue it in a fresh message with its id.
@@ -869,6 +878,11 @@ export function schemasOf(tools: ReadonlyMap<string, Tool>): ToolSchema[] {
     description: t.description,
     inputSchema: toolJsonSchema(t),
   }));
+}
+
+/** Identifies a block within a message (a call and its result share an id, not a type). */
+function blockKey(block: ContentBlock): string {
+  return `${block.type}:${block.id}`;
 }
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<ToolChunk> {
