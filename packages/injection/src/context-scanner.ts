@@ -1,5 +1,5 @@
 import type { Msg } from '@agentkit/core';
-import { type ContextScan, hintText } from './scan-context';
+import { type ContextScan, hintText, readMessage } from './scan-context';
 
 /** Options of a {@link ContextScanner} call. */
 export interface ContextScanOptions {
@@ -102,23 +102,11 @@ export function createContextScanner(): ContextScanner {
       memo.lastContentLength = memo.last!.content.length;
     }
     // The open messages, newest first, as a full scan reads them.
-    let lastTimeText: string | null = null;
-    let awareOfTasks = !options.hasUnfinishedTasks || memo.aware;
-    for (let i = context.length - 1; i >= openFrom && !(lastTimeText !== null && awareOfTasks); i--) {
-      const msg = context[i]!;
-      if (msg.role !== 'assistant') continue;
-      for (let j = msg.content.length - 1; j >= 0; j--) {
-        const block = msg.content[j]!;
-        if (block.type === 'hint' && block.source === options.source) {
-          const text = hintText(block.hint);
-          if (lastTimeText === null && text.includes('<current-time>')) lastTimeText = text;
-          if (text.includes('<tasks>')) awareOfTasks = true;
-        } else if (block.type === 'tool_call' && options.taskToolNames.includes(block.name)) {
-          awareOfTasks = true;
-        }
-        if (lastTimeText !== null && awareOfTasks) break;
-      }
-    }
-    return { lastTimeText: lastTimeText ?? memo.lastTimeText, awareOfTasks };
+    const found: ContextScan = {
+      lastTimeText: null,
+      awareOfTasks: !options.hasUnfinishedTasks || memo.aware,
+    };
+    for (let i = context.length - 1; i >= openFrom; i--) if (readMessage(context[i]!, options, found)) break;
+    return { lastTimeText: found.lastTimeText ?? memo.lastTimeText, awareOfTasks: found.awareOfTasks };
   };
 }
