@@ -1,3 +1,4 @@
+import { ConfigError } from './errors/config-error';
 import type { HookName, Hooks, Plugin } from './plugin';
 
 /** A registered handler with the plugin it belongs to. */
@@ -22,6 +23,13 @@ export class HookDriver {
         if (!value) continue;
         const fn = typeof value === 'function' ? value : value.handler;
         const order = typeof value === 'function' ? undefined : value.order;
+        if (typeof fn !== 'function')
+          throw new ConfigError(
+            `Plugin '${plugin.name}': hook '${hook}' needs a function (or { handler, order }).`,
+            {
+              field: `plugins.${plugin.name}.hooks.${hook}`,
+            },
+          );
         entries.push({
           hook: hook as HookName,
           rank: rank[order ?? plugin.enforce ?? 'normal'],

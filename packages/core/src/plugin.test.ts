@@ -246,6 +246,14 @@ describe('plugins and hooks', () => {
     expect(() => new Agent({ name: 'a', model, plugins: [{ name: 'x' }, { name: 'x' }] })).toThrow(
       /installed twice/,
     );
+    expect(
+      () =>
+        new Agent({
+          name: 'a',
+          model,
+          plugins: [{ name: 'h', hooks: { onPause: { order: 'pre' } as never } }],
+        }),
+    ).toThrow(/hook 'onPause' needs a function/);
     expect(() => new Agent({ name: 'a', model, plugins: [{ name: 'x', dependencies: ['y'] }] })).toThrow(
       ConfigError,
     );

@@ -49,6 +49,8 @@ export function estimateBlockTokens(block: ContentBlock): number {
 interface MsgEntry {
   blocks: number;
   last: ContentBlock | undefined;
+  /** Size of `last` when counted (with a model's own counter, where blocks are not cached one by one). */
+  size?: number;
   tokens: number;
 }
 
@@ -103,9 +105,11 @@ export class TokenCounter {
     if (this.model?.countTokens) {
       const hit = this.msgCache.get(msg);
       const last = msg.content[msg.content.length - 1];
-      if (hit && hit.blocks === msg.content.length && hit.last === last) return hit.tokens;
+      const size = last ? sizeOf(last) : 0;
+      if (hit && hit.blocks === msg.content.length && hit.last === last && hit.size === size)
+        return hit.tokens;
       const tokens = this.model.countTokens({ systemPrompt: '', messages: [msg], tools: [] });
-      this.msgCache.set(msg, { blocks: msg.content.length, last, tokens });
+      this.msgCache.set(msg, { blocks: msg.content.length, last, size, tokens });
       return tokens;
     }
     const hit = this.msgCache.get(msg);
