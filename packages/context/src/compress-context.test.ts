@@ -29,6 +29,7 @@ import { SUMMARY_TOOL_NAME, TRUNCATION_SUMMARY } from './defaults';
 import { ContextBusyError, ContextCompressionError, ContextThresholdError } from './errors';
 import { FileOffloader } from './file-offloader';
 import type { Offloader } from './offloader';
+import { chars } from './__fixtures__/summary-fixtures';
 
 const FIELDS = {
   task_overview: '1',
@@ -43,7 +44,6 @@ const summaryStep = (fields: object = FIELDS, usage?: Parameters<typeof usageChu
   toolCallChunk(SUMMARY_TOOL_NAME, fields),
   ...(usage ? [usageChunk(usage)] : []),
 ];
-const chars = (ch: string, tokens: number) => ch.repeat(tokens * 4);
 const user = (id: string, tokens: number, ch = String(id)) =>
   createMsg({ role: 'user', name: 'User', id, content: chars(ch, tokens) });
 const asst = (id: string, tokens: number, ch = String(id)) =>

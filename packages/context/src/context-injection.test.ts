@@ -12,18 +12,11 @@ import { injection } from '@agentkit/injection';
 import { describe, expect, it } from 'vitest';
 import { contextPlugin } from './context-plugin';
 import { SUMMARY_TOOL_NAME } from './defaults';
+import { FIELDS, chars } from './__fixtures__/summary-fixtures';
 
 // Both plugins together, as an application installs them (they meet only through the `compression`
 // capability and the shared context).
 
-const FIELDS = {
-  task_overview: 'T',
-  current_state: 'S',
-  important_discoveries: 'D',
-  next_steps: 'N',
-  context_to_preserve: 'P',
-};
-const chars = (ch: string, tokens: number) => ch.repeat(tokens * 4);
 const NOW = new Date('2026-07-22T10:30:00Z');
 const TIME = '<current-time>2026-07-22T10:30:00</current-time>';
 

@@ -16,32 +16,15 @@ import {
   textBlock,
   type ToolResultBlock,
 } from '@agentkit/core';
-import {
-  ScriptedModel,
-  type ScriptedResponse,
-  textChunks,
-  toolCallChunk,
-  usageChunk,
-} from '@agentkit/core/testing';
+import { ScriptedModel, textChunks, toolCallChunk, usageChunk } from '@agentkit/core/testing';
 import { describe, expect, it } from 'vitest';
 import { COMPRESS_CONTEXT_TEXTS } from './compress-context-tool';
 import { type ContextPluginOptions, contextPlugin } from './context-plugin';
 import { SUMMARY_TOOL_NAME } from './defaults';
 import { ContextBusyError, ContextCompressionError } from './errors';
 import { FileOffloader } from './file-offloader';
+import { chars, summaryStep } from './__fixtures__/summary-fixtures';
 
-const FIELDS = {
-  task_overview: 'T',
-  current_state: 'S',
-  important_discoveries: 'D',
-  next_steps: 'N',
-  context_to_preserve: 'P',
-};
-const summaryStep: ScriptedResponse = [
-  toolCallChunk(SUMMARY_TOOL_NAME, FIELDS),
-  usageChunk({ inputTokens: 50, outputTokens: 10 }),
-];
-const chars = (ch: string, tokens: number) => ch.repeat(tokens * 4);
 const quiet: Logger = { warn: () => {}, error: () => {} };
 /** 70 + 30 tokens of a 200-token model: above the 0.5 trigger, and the reserve (0.2) keeps only 'recent'. */
 const history = (): Msg[] => [

@@ -15,15 +15,7 @@ import { ScriptedModel, textChunks, toolCallChunk } from '@agentkit/core/testing
 import { describe, expect, it } from 'vitest';
 import { contextPlugin } from './context-plugin';
 import { SUMMARY_TOOL_NAME } from './defaults';
-
-const FIELDS = {
-  task_overview: 'T',
-  current_state: 'S',
-  important_discoveries: 'D',
-  next_steps: 'N',
-  context_to_preserve: 'P',
-};
-const chars = (ch: string, tokens: number) => ch.repeat(tokens * 4);
+import { FIELDS, chars } from './__fixtures__/summary-fixtures';
 
 describe('compression and the reply lifecycle', () => {
   it('a manual compression of a paused reply keeps the calls it waits for, and the reply resumes', async () => {

@@ -13,31 +13,13 @@ import {
   type Msg,
   type ToolResultBlock,
 } from '@agentkit/core';
-import {
-  ScriptedModel,
-  type ScriptedResponse,
-  textChunks,
-  toolCallChunk,
-  usageChunk,
-} from '@agentkit/core/testing';
+import { ScriptedModel, type ScriptedResponse, textChunks, toolCallChunk } from '@agentkit/core/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { COMPRESS_CONTEXT_TEXTS } from './compress-context-tool';
 import { type ContextPluginOptions, contextPlugin } from './context-plugin';
 import { SUMMARY_TOOL_NAME } from './defaults';
 import { FileOffloader } from './file-offloader';
-
-const FIELDS = {
-  task_overview: 'T',
-  current_state: 'S',
-  important_discoveries: 'D',
-  next_steps: 'N',
-  context_to_preserve: 'P',
-};
-const summaryStep: ScriptedResponse = [
-  toolCallChunk(SUMMARY_TOOL_NAME, FIELDS),
-  usageChunk({ inputTokens: 50, outputTokens: 10 }),
-];
-const chars = (ch: string, tokens: number) => ch.repeat(tokens * 4);
+import { chars, summaryStep } from './__fixtures__/summary-fixtures';
 
 function makeAgent(options: {
   script: ScriptedResponse[];
