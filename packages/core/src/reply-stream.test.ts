@@ -3,7 +3,9 @@ import { Agent } from './agent';
 import { ReplyPausedError } from './errors/input-errors';
 import { StateError } from './errors/state-error';
 import type { AgentEvent } from './events';
+import type { ModelChunk } from './model';
 import type { Msg } from './msg';
+import { replayEvents } from './replay-events';
 import { defineTool } from './tool';
 import { ScriptedModel, textChunks, toolCallChunk } from './testing/scripted-model';
 
@@ -74,5 +76,30 @@ describe('replyStream', () => {
     }
     expect(types.filter((t) => t === 'TEXT_BLOCK_DELTA')).toHaveLength(6);
     expect(types.at(-1)).toBe('REPLY_END');
+  });
+
+  it('should keep the order when a consumer that sometimes lags meets chunks of one and of several events', async () => {
+    // Deltas of an open block give one event each; a new block gives END + START + DELTA; a thinking
+    // chunk closes the text block. The consumer pauses now and then, so events pile up and drain.
+    const chunks: ModelChunk[] = [];
+    for (let i = 0; i < 60; i++) {
+      if (i % 15 === 14) chunks.push({ type: 'thinking', delta: `t${i}` });
+      else chunks.push({ type: 'text', delta: `w${i} `, newBlock: i % 7 === 0 });
+    }
+    const events = (): ModelChunk[] => chunks;
+    const streamed = new Agent({ name: 'a', model: new ScriptedModel([events()]) });
+    const seen: AgentEvent[] = [];
+    let i = 0;
+    for await (const e of streamed.replyStream('go')) {
+      seen.push(e as AgentEvent);
+      if (++i % 9 === 0) await new Promise((r) => setTimeout(r, 0));
+    }
+    const replayed = replayEvents(seen);
+    const stored = new Agent({ name: 'a', model: new ScriptedModel([events()]) });
+    const returned = await stored.reply('go');
+    const texts = (m: Msg | null) => m?.content.map((b) => (b.type === 'text' ? b.text : b.type)) ?? [];
+    expect(texts(replayed)).toEqual(texts(returned));
+    expect(texts(replayed)).toEqual(texts(streamed.state.context.at(-1)!));
+    expect(seen.filter((e) => e.type === 'TEXT_BLOCK_DELTA')).toHaveLength(56);
   });
 });

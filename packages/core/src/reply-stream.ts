@@ -27,6 +27,11 @@ const HIGH_WATER = 4096;
  * the reply like an interrupt and waits for it to end cleanly.
  */
 export class ReplyStream<T, R> implements AsyncGenerator<T, void>, EventSink<T> {
+  /**
+   * The oldest waiting event when it arrived to an empty queue (the common case while a model streams):
+   * kept out of `queue` so a streamed delta allocates no queue storage. Always handed out before `queue`.
+   */
+  private single: T | undefined;
   private queue: T[] = [];
   private head = 0;
   private waiter: { resolve: (r: IteratorResult<T, void>) => void; reject: (e: unknown) => void } | undefined;
@@ -50,7 +55,8 @@ export class ReplyStream<T, R> implements AsyncGenerator<T, void>, EventSink<T> 
     if (w) {
       this.waiter = undefined;
       w.resolve({ value: event, done: false });
-    } else this.queue.push(event);
+    } else if (this.single === undefined && this.head === this.queue.length) this.single = event;
+    else this.queue.push(event);
   }
 
   backpressure(): Promise<void> | undefined {
@@ -77,29 +83,40 @@ export class ReplyStream<T, R> implements AsyncGenerator<T, void>, EventSink<T> 
 
   /** Reads the pumped model stream until it yields an event (or ends), then hands out the next event. */
   private pull(): Promise<IteratorResult<T, void>> {
-    const p = this.pumping!;
-    return p.iterator.next().then(
-      (r) => {
-        if (r.done) {
-          this.pumping = undefined;
-          p.resolve();
-        } else {
-          p.handle(r.value);
-          // Hand the event over as a plain value: returning a promise from here would cost two more ticks.
-          if (this.head < this.queue.length) return this.take();
-        }
-        return this.next();
-      },
-      (error) => {
-        this.pumping = undefined;
-        p.reject(error);
-        return this.next();
-      },
-    );
+    return this.pumping!.iterator.next().then(this.pulled, this.pullFailed);
   }
 
-  /** Takes the next queued event (the queue is not empty). */
+  // The pull callbacks are made once per stream, not per delta.
+  private readonly pulled = (
+    r: IteratorResult<unknown>,
+  ): IteratorResult<T, void> | Promise<IteratorResult<T, void>> => {
+    const p = this.pumping;
+    if (!p) return this.next(); // the consumer stopped reading meanwhile
+    if (r.done) {
+      this.pumping = undefined;
+      p.resolve();
+    } else {
+      p.handle(r.value);
+      // Hand the event over as a plain value: returning a promise from here would cost two more ticks.
+      if (this.single !== undefined || this.head < this.queue.length) return this.take();
+    }
+    return this.next();
+  };
+
+  private readonly pullFailed = (error: unknown): Promise<IteratorResult<T, void>> => {
+    const p = this.pumping;
+    this.pumping = undefined;
+    p?.reject(error);
+    return this.next();
+  };
+
+  /** Takes the next waiting event (there is one). */
   private take(): IteratorResult<T, void> {
+    const single = this.single;
+    if (single !== undefined) {
+      this.single = undefined;
+      return { value: single, done: false };
+    }
     const value = this.queue[this.head++]!;
     if (this.head === this.queue.length) {
       this.queue = [];
@@ -113,7 +130,7 @@ export class ReplyStream<T, R> implements AsyncGenerator<T, void>, EventSink<T> 
 
   next(): Promise<IteratorResult<T, void>> {
     if (this.state === 'idle') this.begin();
-    if (this.head < this.queue.length) return Promise.resolve(this.take());
+    if (this.single !== undefined || this.head < this.queue.length) return Promise.resolve(this.take());
     if (this.state === 'done') {
       const f = this.failure;
       this.failure = undefined;
@@ -144,6 +161,7 @@ export class ReplyStream<T, R> implements AsyncGenerator<T, void>, EventSink<T> 
       await this.finished;
     }
     this.state = 'done';
+    this.single = undefined;
     this.queue = [];
     this.head = 0;
     return { value: undefined, done: true };
