@@ -85,6 +85,32 @@ describe('Agent basics', () => {
     expect(msg.content[0]).toMatchObject({ state: 'finished' });
   });
 
+  it('should give a tool-call id the model reuses within a reply a suffix, and pair each result with its call', async () => {
+    const model = new ScriptedModel([
+      [toolCallChunk('add', { a: 1, b: 1 }, 'dup')],
+      [toolCallChunk('add', { a: 2, b: 2 }, 'dup')],
+      [toolCallChunk('add', { a: 3, b: 3 }, 'dup')],
+      textChunks('done'),
+    ]);
+    const agent = new Agent({ name: 'a', model, tools: [add] });
+    const msg = await agent.reply('add');
+    const pairs = msg.content.flatMap((b) =>
+      b.type === 'tool_call'
+        ? [`call ${b.id} ${b.input}`]
+        : b.type === 'tool_result'
+          ? [`result ${b.id} ${getText({ content: b.output })}`]
+          : [],
+    );
+    expect(pairs).toEqual([
+      'call dup {"a":1,"b":1}',
+      'result dup 2',
+      'call dup_2 {"a":2,"b":2}',
+      'result dup_2 4',
+      'call dup_3 {"a":3,"b":3}',
+      'result dup_3 6',
+    ]);
+  });
+
   it('should continue after a thinking-only response', async () => {
     const model = new ScriptedModel([[thinkingChunk('hmm')], textChunks('done')]);
     const agent = new Agent({ name: 'a', model });

@@ -28,6 +28,8 @@ export class ModelStream {
     private readonly emit: (event: AgentEvent) => void,
     /** Emits an event already applied here (deltas), or `undefined` when nobody streams. */
     private readonly send: ((event: AgentEvent) => void) | undefined,
+    /** The tool-call ids the reply already uses; new calls are added. A set, so a long reply stays O(1). */
+    private readonly callIds: Set<string>,
   ) {}
 
   handle(chunk: ModelChunk): void {
@@ -82,8 +84,8 @@ export class ModelStream {
           // Call ids must be unique within the reply; a model that reuses one gets a suffixed id
           // (letters, digits, `_` and `-` only, which every provider accepts).
           let id = chunk.id;
-          for (let n = 2; this.msg.content.some((b) => b.type === 'tool_call' && b.id === id); n++)
-            id = `${chunk.id}_${n}`;
+          for (let n = 2; this.callIds.has(id); n++) id = `${chunk.id}_${n}`;
+          this.callIds.add(id);
           this.emit({ type: 'TOOL_CALL_START', replyId, toolCallId: id, toolCallName: chunk.name ?? '' });
           call = this.msg.content[this.msg.content.length - 1] as ToolCallBlock;
           this.calls.set(chunk.id, call);

@@ -101,6 +101,8 @@ export class ReplyRun {
   /** Blocks of this reply that a compression removed from the context (see `replaceContext`). */
   private readonly compressedBlocks: ContentBlock[] = [];
   private finalCandidate = false;
+  /** Every tool-call id of this reply, including calls a compression moved out of the message. */
+  private callIds: Set<string> | undefined;
   private nextHint: string | undefined;
   private nextToolChoice: ToolChoice | undefined;
 
@@ -333,10 +335,12 @@ export class ReplyRun {
     const tokens = this.core.tokens;
     // Only once someone counts tokens is the estimate of each request kept, to calibrate later counts.
     const estimate = tokens.calibrate ? (asBuilt ? this.countState() : this.core.counter.count(request)) : 0;
+    this.callIds ??= new Set(this.msg.content.flatMap((b) => (b.type === 'tool_call' ? [b.id] : [])));
     const stream = new ModelStream(
       this.msg,
       (e) => this.emit(e),
       this.sink ? (e) => this.send(e) : undefined,
+      this.callIds,
     );
     let started = false;
     const start = (model: ChatModel) => {
