@@ -8,9 +8,9 @@ import { loadSubject, type SubjectId } from './subjects/index';
 
 /** What the orchestrator asks a child to measure. */
 export type Job =
-  | { scenario: 'S1'; subject: SubjectId; k: number; reps: number; warmup: number; budgetMs?: number }
+  | { scenario: 'S1'; subject: SubjectId; k: number; warmupMs: number; measureMs: number }
   | { scenario: 'S2'; subject: SubjectId; turns: number; warmupTurns: number }
-  | { scenario: 'S3'; subject: SubjectId; deltas: number; reps: number }
+  | { scenario: 'S3'; subject: SubjectId; deltas: number; warmupMs: number; measureMs: number }
   | { scenario: 'S4'; subject: SubjectId; sessions: number; turns: number }
   | { scenario: 'S7'; messages: number; reps: number }
   | { scenario: 'CTX'; turns: number; window: number };
@@ -19,23 +19,15 @@ async function measure(job: Job): Promise<Record<string, number | string>> {
   switch (job.scenario) {
     case 'S1': {
       const reply = await (await loadSubject(job.subject)).s1(job.k);
-      // Warm up for `warmup` replies or 1.5 s, then measure `reps` replies or 2 s (at least 3 and 5).
-      for (
-        let i = 0, start = performance.now();
-        i < job.warmup && (i < 3 || performance.now() - start < 1500);
-        i++
-      )
-        await reply();
+      // Steady state: warm up for `warmupMs` (at least 3 replies), then time replies one by one for
+      // `measureMs` (at least 5). Time-based, so a fast framework is as warm as a slow one.
+      await forAtLeast(job.warmupMs, 3, reply);
       const times: number[] = [];
-      for (
-        let i = 0, start = performance.now();
-        i < job.reps && (i < 5 || performance.now() - start < (job.budgetMs ?? 2000));
-        i++
-      ) {
+      await forAtLeast(job.measureMs, 5, async () => {
         const t0 = performance.now();
         await reply();
         times.push(performance.now() - t0);
-      }
+      });
       // One iteration = one model call (+ its tool call): k + 1 per reply.
       return { usPerIter: (median(times) * 1000) / (job.k + 1) };
     }
@@ -66,15 +58,19 @@ async function measure(job: Job): Promise<Record<string, number | string>> {
     }
     case 'S3': {
       const stream = await (await loadSubject(job.subject)).s3(job.deltas);
-      const rates: number[] = [];
-      for (let i = 0; i <= job.reps; i++) {
+      const run = async () => {
         const t0 = performance.now();
         const count = await stream();
         const ms = performance.now() - t0;
         if (count !== job.deltas)
           throw new Error(`${job.subject} S3: ${count} of ${job.deltas} deltas reached the consumer`);
-        if (i > 0) rates.push(count / (ms / 1000)); // the first run warms up
-      }
+        return count / (ms / 1000);
+      };
+      await forAtLeast(job.warmupMs, 1, run);
+      const rates: number[] = [];
+      await forAtLeast(job.measureMs, 3, async () => {
+        rates.push(await run());
+      });
       return { deltasPerSec: median(rates) };
     }
     case 'S4': {
@@ -97,6 +93,12 @@ async function measure(job: Job): Promise<Record<string, number | string>> {
     case 'CTX':
       return (await import('./plugin-scale')).pluginScale(job.turns, job.window);
   }
+}
+
+/** Runs `fn` again and again until `ms` have passed and it ran at least `times` times. */
+async function forAtLeast(ms: number, times: number, fn: () => Promise<unknown>): Promise<void> {
+  const start = performance.now();
+  for (let i = 0; i < times || performance.now() - start < ms; i++) await fn();
 }
 
 function countMessages(held: unknown): number {

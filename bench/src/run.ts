@@ -26,7 +26,8 @@ let config = quick
   ? {
       s1Rounds: 1,
       ks: [3, 10],
-      s1Reps: 10,
+      warmupMs: 100,
+      measureMs: 100,
       s2Rounds: 1,
       s2Turns: 40,
       s3Rounds: 1,
@@ -40,7 +41,8 @@ let config = quick
   : {
       s1Rounds: 5,
       ks: [10, 100],
-      s1Reps: 40,
+      warmupMs: 1000,
+      measureMs: 1000,
       s2Rounds: 3,
       s2Turns: 200,
       s3Rounds: 5,
@@ -107,7 +109,13 @@ if (reportOnly) {
         `S1 K=${k}`,
         config.s1Rounds,
         SUBJECTS,
-        (subject) => ({ scenario: 'S1', subject, k, reps: config.s1Reps, warmup: config.s1Reps }),
+        (subject) => ({
+          scenario: 'S1',
+          subject,
+          k,
+          warmupMs: config.warmupMs,
+          measureMs: config.measureMs,
+        }),
         ['usPerIter'],
       );
       results[`S1.k${k}`] = r.usPerIter!;
@@ -127,7 +135,13 @@ if (reportOnly) {
       'S3',
       config.s3Rounds,
       SUBJECTS,
-      (subject) => ({ scenario: 'S3', subject, deltas: config.s3Deltas, reps: 3 }),
+      (subject) => ({
+        scenario: 'S3',
+        subject,
+        deltas: config.s3Deltas,
+        warmupMs: config.warmupMs,
+        measureMs: config.measureMs,
+      }),
       ['deltasPerSec'],
     );
     results['S3.deltasPerSec'] = r.deltasPerSec!;

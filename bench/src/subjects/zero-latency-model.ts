@@ -31,6 +31,6 @@ export class ZeroLatencyModel implements ChatModel {
   }
 
   async *stream(request: ModelRequest): AsyncIterable<ModelChunk> {
-    yield* this.next(request);
+    for (const chunk of this.next(request)) yield chunk;
   }
 }
