@@ -134,6 +134,7 @@ export class Agent {
       retry: { maxRetries: 2, initialDelayMs: 500, maxDelayMs: 10_000, ...options.modelRetry },
       logger,
       capabilities,
+      pluginContexts: new Map(),
     };
 
     const setup: SetupContext = {

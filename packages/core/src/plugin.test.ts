@@ -387,6 +387,43 @@ describe('compression mid-reply', () => {
     expect(agent.state.summary).toBe('earlier work');
   });
 
+  it('should give a plugin one context per agent whose reply members follow the current reply', async () => {
+    const seen: Array<{ ctx: unknown; replyId: string; signal: AbortSignal; slot: unknown }> = [];
+    const plugin: Plugin<number> = {
+      name: 'watch',
+      initialState: 0,
+      hooks: {
+        beforeInference({ ctx }) {
+          ctx.setState((ctx.getState<number>() ?? 0) + 1);
+          seen.push({ ctx, replyId: ctx.reply.id, signal: ctx.signal, slot: ctx.getState() });
+        },
+      },
+    };
+    const other: Plugin = {
+      name: 'other',
+      hooks: {
+        beforeInference({ ctx }) {
+          seen.push({ ctx, replyId: ctx.reply.id, signal: ctx.signal, slot: ctx.pluginName });
+        },
+      },
+    };
+    const agent = new Agent({
+      name: 'a',
+      model: new ScriptedModel([textChunks('one'), textChunks('two')]),
+      plugins: [plugin, other],
+    });
+    const first = await agent.reply('1');
+    const second = await agent.reply('2');
+    const [w1, o1, w2, o2] = seen;
+    expect(w1!.ctx).toBe(w2!.ctx);
+    expect(o1!.ctx).toBe(o2!.ctx);
+    expect(w1!.ctx).not.toBe(o1!.ctx);
+    expect([w1!.replyId, w2!.replyId]).toEqual([first.id, second.id]);
+    expect(w1!.signal).not.toBe(w2!.signal);
+    expect([w1!.slot, w2!.slot, o1!.slot]).toEqual([1, 2, 'other']);
+    expect(agent.state.plugins.watch).toBe(2);
+  });
+
   it('should run work exclusively between replies', async () => {
     const agent = new Agent({
       name: 'a',

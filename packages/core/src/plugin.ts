@@ -58,7 +58,9 @@ export interface ContinueReply {
 
 /**
  * What every hook receives as `ctx`: the agent, the live state, and the ways a plugin acts on the reply.
- * Bound to the plugin whose hook runs (its state slot, its name on hints).
+ * Bound to the plugin whose hook runs (its state slot, its name on hints). It is the same object for every
+ * reply of an agent; its reply-scoped members (`state`, `reply`, `signal`, `tools`, `addHint`, …) always
+ * act on the agent's current reply (or, between replies, the last one).
  */
 export interface PluginContext {
   /** The name of the plugin this context belongs to. */

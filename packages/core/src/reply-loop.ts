@@ -37,6 +37,7 @@ import { type AgentInput, awaitingCalls, checkResume, findReplyMsg, normalizeInp
 import { ReplyPausedError, ResumeMismatchError } from './errors/input-errors';
 import { applyEvent } from './replay-events';
 import type { EventSink } from './reply-stream';
+import { pluginContext, type RunHandle } from './plugin-context';
 import type { AgentState } from './state';
 import type { TokenCounter } from './token-count';
 import type { Tool, ToolChunk, ToolContext, ToolResult } from './tool';
@@ -60,6 +61,10 @@ export interface AgentCore extends ModelPlan {
   maxIters: number;
   logger: Logger;
   capabilities: Partial<Capabilities>;
+  /** Each plugin's context, made once per agent (see `pluginContext`). */
+  pluginContexts: Map<Plugin<any>, PluginContext>;
+  /** The running reply, or the last one: what plugin contexts act on. */
+  run?: RunHandle;
 }
 
 const INTERRUPTED_TEXT = '<system-reminder>The tool call has been interrupted by the user.</system-reminder>';
@@ -86,17 +91,16 @@ function resultOf(msg: Msg, id: string): ToolResultBlock | undefined {
  * and replaying the stream rebuilds exactly the persisted message. `run()` resolves to the reply message,
  * or `null` for an interrupt sent to an idle agent.
  */
-export class ReplyRun {
+export class ReplyRun implements RunHandle {
   readonly controller = new AbortController();
-  private readonly signal = this.controller.signal;
-  private readonly state: AgentState;
+  readonly signal = this.controller.signal;
+  readonly state: AgentState;
   private msg!: Msg;
   /** The agent's tools, copied only when a plugin mounts reply-scoped ones. */
   private tools: ReadonlyMap<string, Tool>;
   /** Which plugin mounted a tool, so its tools get that plugin's context. */
   private toolOwners: ReadonlyMap<string, Plugin<any>>;
   private toolSchemas: ToolSchema[] | undefined;
-  private readonly contexts = new Map<Plugin<any>, PluginContext>();
   private contextReplaced = false;
   /** Blocks of this reply that a compression removed from the context (see `replaceContext`). */
   private readonly compressedBlocks: ContentBlock[] = [];
@@ -134,6 +138,7 @@ export class ReplyRun {
   }
 
   async run(): Promise<Msg | null> {
+    this.core.run = this;
     const normalized = normalizeInput(this.input);
     let replyInput: ReplyInput;
     if ('event' in normalized) {
@@ -287,7 +292,7 @@ export class ReplyRun {
   }
 
   /** Tokens of the next request as built from the state (incremental; see `TokenCounter.countContext`). */
-  private countState(): number {
+  countState(): number {
     return this.core.counter.countContext(
       this.core.systemPrompt,
       this.schemas(),
@@ -650,7 +655,7 @@ export class ReplyRun {
     };
   }
 
-  private finishReply(result?: {
+  finishReply(result?: {
     reason?: 'completed' | 'exceed_max_iters';
     structuredOutput?: unknown;
     text?: string;
@@ -792,7 +797,7 @@ export class ReplyRun {
     }
   }
 
-  private addHint(hint: HintBlock['hint'], source: string | null, emit: boolean): HintBlock {
+  addHint(hint: HintBlock['hint'], source: string | null, emit: boolean): HintBlock {
     const event: AgentEvent = {
       type: 'HINT_BLOCK',
       replyId: this.msg.id,
@@ -807,71 +812,45 @@ export class ReplyRun {
   }
 
   private ctx(plugin: Plugin<any>): PluginContext {
-    let ctx = this.contexts.get(plugin);
-    if (ctx) return ctx;
-    const run = this;
-    const core = this.core;
+    return pluginContext(this.core, plugin);
+  }
+
+  // ── what plugin contexts reach (RunHandle) ───────────────────────────────────────────────────
+
+  get replyId(): string {
+    return this.msg.id;
+  }
+
+  get toolList(): readonly Tool[] {
+    return [...this.tools.values()];
+  }
+
+  emitCustom(name: string, value: JSONObject): void {
+    this.send({ type: 'CUSTOM', replyId: this.msg.id, name, value });
+  }
+
+  replaceContext({ summary, context }: { summary: AgentState['summary']; context: Msg[] }): void {
     const state = this.state;
-    ctx = {
-      pluginName: plugin.name,
-      agentName: core.name,
-      model: core.model,
-      systemPrompt: core.systemPrompt,
-      state,
-      get reply() {
-        return state.reply!;
-      },
-      maxIters: core.maxIters,
-      signal: this.signal,
-      logger: core.logger,
-      getState: <T>() => state.plugins[plugin.name] as T,
-      setState: (value) => {
-        state.plugins[plugin.name] = value as JSONValue;
-      },
-      getReplyData: <T>() => state.reply!.data[plugin.name] as T | undefined,
-      setReplyData: (value) => {
-        state.reply!.data[plugin.name] = value as JSONValue;
-      },
-      addHint: (hint, options) =>
-        run.addHint(
-          hint,
-          options?.source === undefined ? plugin.name : options.source,
-          options?.emit !== false,
-        ),
-      finishReply: (result) => run.finishReply(result),
-      emit: (name, value) => run.send({ type: 'CUSTOM', replyId: run.msg.id, name, value }),
-      replaceContext: ({ summary, context }) => {
-        state.summary = summary;
-        state.context = context;
-        run.contextReplaced = true;
-        const reply = context.find((m) => m.id === run.msg.id);
-        // Blocks of this reply that the compression summarised away still belong to what the reply
-        // produced: the returned message keeps them (the state keeps only the kept part).
-        const kept = new Set(reply?.content.map(blockKey));
-        for (const b of run.msg.content) if (!kept.has(blockKey(b))) run.compressedBlocks.push(b);
-        if (reply) run.msg = reply;
-        else {
-          // The reply's message was compressed away entirely: continue it in a fresh message with its id.
-          run.msg = createMsg({
-            role: 'assistant',
-            name: core.name,
-            content: [],
-            id: run.msg.id,
-            createdAt: run.msg.createdAt,
-          });
-          state.context.push(run.msg);
-        }
-      },
-      streamModel: (request) => streamModel(core, { ...request, signal: request.signal ?? run.signal }),
-      countTokens: (input?: TokenCountInput) =>
-        input ? core.counter.count(input) : calibratedCount(core, () => run.countState()),
-      capability: (name) => core.capabilities[name],
-      get tools() {
-        return [...run.tools.values()];
-      },
-    };
-    this.contexts.set(plugin, ctx);
-    return ctx;
+    state.summary = summary;
+    state.context = context;
+    this.contextReplaced = true;
+    const reply = context.find((m) => m.id === this.msg.id);
+    // Blocks of this reply that the compression summarised away still belong to what the reply
+    // produced: the returned message keeps them (the state keeps only the kept part).
+    const kept = new Set(reply?.content.map(blockKey));
+    for (const b of this.msg.content) if (!kept.has(blockKey(b))) this.compressedBlocks.push(b);
+    if (reply) this.msg = reply;
+    else {
+      // The reply's message was compressed away entirely: continue it in a fresh message with its id.
+      this.msg = createMsg({
+        role: 'assistant',
+        name: this.core.name,
+        content: [],
+        id: this.msg.id,
+        createdAt: this.msg.createdAt,
+      });
+      state.context.push(this.msg);
+    }
   }
 }
 

@@ -1,0 +1,81 @@
+import type { HintBlock } from './blocks';
+import type { JSONObject, JSONValue } from './json';
+import type { Msg } from './msg';
+import type { PluginContext, Plugin } from './plugin';
+import { type AgentCore, calibratedCount } from './reply-loop';
+import type { AgentState } from './state';
+import { streamModel } from './open-model-stream';
+import type { TokenCountInput } from './model';
+import type { Tool } from './tool';
+
+/** What a plugin context reaches through to the running (or last) reply. `ReplyRun` implements it. */
+export interface RunHandle {
+  readonly state: AgentState;
+  readonly signal: AbortSignal;
+  readonly replyId: string;
+  readonly toolList: readonly Tool[];
+  addHint(hint: HintBlock['hint'], source: string | null, emit: boolean): HintBlock;
+  finishReply(result?: {
+    reason?: 'completed' | 'exceed_max_iters';
+    structuredOutput?: unknown;
+    text?: string;
+  }): void;
+  emitCustom(name: string, value: JSONObject): void;
+  replaceContext(next: { summary: AgentState['summary']; context: Msg[] }): void;
+  countState(): number;
+}
+
+/**
+ * The context `plugin` gets in its hooks: one object per agent and plugin, made on first use. Its
+ * reply-scoped members read `core.run`, the agent's current (or last) reply, so a reply costs no new
+ * closures per plugin — an agent runs one reply at a time.
+ */
+export function pluginContext(core: AgentCore, plugin: Plugin<any>): PluginContext {
+  let ctx = core.pluginContexts.get(plugin);
+  if (ctx) return ctx;
+  const run = (): RunHandle => core.run!;
+  const name = plugin.name;
+  ctx = {
+    pluginName: name,
+    agentName: core.name,
+    get model() {
+      return core.model;
+    },
+    get systemPrompt() {
+      return core.systemPrompt;
+    },
+    get state() {
+      return run().state;
+    },
+    get reply() {
+      return run().state.reply!;
+    },
+    maxIters: core.maxIters,
+    get signal() {
+      return run().signal;
+    },
+    logger: core.logger,
+    getState: <T>() => run().state.plugins[name] as T,
+    setState: (value) => {
+      run().state.plugins[name] = value as JSONValue;
+    },
+    getReplyData: <T>() => run().state.reply!.data[name] as T | undefined,
+    setReplyData: (value) => {
+      run().state.reply!.data[name] = value as JSONValue;
+    },
+    addHint: (hint, options) =>
+      run().addHint(hint, options?.source === undefined ? name : options.source, options?.emit !== false),
+    finishReply: (result) => run().finishReply(result),
+    emit: (event, value) => run().emitCustom(event, value),
+    replaceContext: (next) => run().replaceContext(next),
+    streamModel: (request) => streamModel(core, { ...request, signal: request.signal ?? run().signal }),
+    countTokens: (input?: TokenCountInput) =>
+      input ? core.counter.count(input) : calibratedCount(core, () => run().countState()),
+    capability: (key) => core.capabilities[key],
+    get tools() {
+      return run().toolList;
+    },
+  };
+  core.pluginContexts.set(plugin, ctx);
+  return ctx;
+}
