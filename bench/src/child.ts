@@ -9,7 +9,7 @@ import { loadSubject, type SubjectId } from './subjects/index';
 /** What the orchestrator asks a child to measure. */
 export type Job =
   | { scenario: 'S1'; subject: SubjectId; k: number; warmupMs: number; measureMs: number }
-  | { scenario: 'S2'; subject: SubjectId; turns: number; warmupTurns: number }
+  | { scenario: 'S2'; subject: SubjectId; turns: number; warmupMs: number }
   | { scenario: 'S3'; subject: SubjectId; deltas: number; warmupMs: number; measureMs: number }
   | { scenario: 'S4'; subject: SubjectId; sessions: number; turns: number }
   | { scenario: 'S7'; messages: number; reps: number }
@@ -33,8 +33,16 @@ async function measure(job: Job): Promise<Record<string, number | string>> {
     }
     case 'S2': {
       const subject = await loadSubject(job.subject);
-      const warm = await subject.s2();
-      for (let t = 1; t <= job.warmupTurns; t++) await warm(t);
+      // Warm up on throwaway sessions of up to `turns` turns for `warmupMs` (at least 30 turns).
+      let warm = await subject.s2();
+      let t = 0;
+      await forAtLeast(job.warmupMs, 30, async () => {
+        if (++t > job.turns) {
+          warm = await subject.s2();
+          t = 1;
+        }
+        await warm(t);
+      });
       const turn = await subject.s2();
       await fullGc();
       const heap0 = process.memoryUsage().heapUsed;

@@ -125,7 +125,7 @@ if (reportOnly) {
       'S2',
       config.s2Rounds,
       SUBJECTS,
-      (subject) => ({ scenario: 'S2', subject, turns: config.s2Turns, warmupTurns: 30 }),
+      (subject) => ({ scenario: 'S2', subject, turns: config.s2Turns, warmupMs: config.warmupMs }),
       ['earlyUs', 'lateUs', 'growth', 'heapMB'],
     );
     for (const [f, v] of Object.entries(r)) results[`S2.${f}`] = v;
