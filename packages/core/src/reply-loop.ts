@@ -16,10 +16,10 @@ import type { HookDriver } from './hook-driver';
 import { newId } from './ids';
 import { now } from './now';
 import type { JSONObject, JSONValue } from './json';
-import type { ChatModel, ModelChunk, ModelRequest, TokenCountInput, ToolChoice, ToolSchema } from './model';
+import type { ChatModel, ModelChunk, ModelRequest, ToolChoice, ToolSchema } from './model';
 import { ModelStream } from './model-stream';
 import { createMsg, type Msg, type ReplyFinishedReason } from './msg';
-import { type ModelPlan, openModelStream, streamModel } from './open-model-stream';
+import { type ModelPlan, openModelStream } from './open-model-stream';
 import { anyRuleMatches, decidePermission, defaultSuggestedRules } from './permissions';
 import type {
   ContinueReply,
