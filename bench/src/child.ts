@@ -12,6 +12,7 @@ export type Job =
   | { scenario: 'S2'; subject: SubjectId; turns: number; warmupMs: number }
   | { scenario: 'S3'; subject: SubjectId; deltas: number; warmupMs: number; measureMs: number }
   | { scenario: 'S4'; subject: SubjectId; sessions: number; turns: number }
+  | { scenario: 'S4SHAPES'; sessions: number; turns: number }
   | { scenario: 'S7'; messages: number; reps: number }
   | { scenario: 'CTX'; turns: number; window: number };
 
@@ -96,6 +97,8 @@ async function measure(job: Job): Promise<Record<string, number | string>> {
         held: held.length,
       };
     }
+    case 'S4SHAPES':
+      return (await import('./s4-shapes')).s4Shapes(job.sessions, job.turns);
     case 'S7':
       return (await import('./redis-bench')).redisBench(job.messages, job.reps);
     case 'CTX':

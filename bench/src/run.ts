@@ -156,6 +156,8 @@ if (reportOnly) {
     );
     results['S4.kBPerSession'] = r.kBPerSession!;
     results['S4.messages'] = r.messages!;
+    log('S4 message shapes');
+    extra.S4SHAPES = await runChild({ scenario: 'S4SHAPES', sessions: config.s4Sessions, turns: 10 });
   }
   if (wants('S5')) {
     log('S5 import times');
@@ -347,6 +349,17 @@ if (results['S4.kBPerSession']) {
     `### S4 — ${config.s4Sessions.toLocaleString('en-US')} sessions of 20 messages held in memory (kB per session, heap delta after GC)\n\n` +
       table(['subject', 'kB / session', 'messages held', 'vs bare loop'], rows),
   );
+  if (extra.S4SHAPES) {
+    const rows = Object.entries(extra.S4SHAPES as Record<string, number>).map(([shape, kB]) => [
+      shape,
+      fmt(kB, 2),
+      times(ratio(kB, bare)),
+    ]);
+    sections.push(
+      "Where agentkit's bytes go: the same sessions, each message copied into richer shapes (one process; only the copies held).\n\n" +
+        table(['shape of each message', 'kB / session', 'vs bare loop'], rows),
+    );
+  }
   const v = med('S4.kBPerSession', 'agentkit');
   check(
     'S4',
