@@ -8,5 +8,7 @@ let counter = 0;
 
 /** Returns a new unique id (base64url characters): minted for messages, blocks and replies, not per delta. */
 export function newId(): string {
-  return prefix + (counter++).toString(36);
+  // `join`, not `+`: V8 keeps a concatenation of 13+ characters as a rope (a cons cell plus both parts,
+  // ≈ 95 bytes per id), while `join` builds one flat string (≈ 40 bytes). Ids live as long as the state.
+  return [prefix, (counter++).toString(36)].join('');
 }
