@@ -115,8 +115,8 @@ export function applyEvent(
       const b = findBlock(msg, event.blockId);
       if (!b) warn(`end of unknown block '${event.blockId}'`, event);
       else if (b.type === 'text' || b.type === 'thinking') {
-        if (b.type === 'text') flatten(b.text);
-        else flatten(b.thinking);
+        if (b.type === 'text') b.text = flatten(b.text);
+        else b.thinking = flatten(b.thinking);
         if (event.providerData) b.providerData = event.providerData;
       }
       break;
@@ -147,7 +147,7 @@ export function applyEvent(
     }
     case 'TOOL_CALL_END': {
       const call = findCall(msg, event.toolCallId);
-      if (call) flatten(call.input);
+      if (call) call.input = flatten(call.input);
       if (call && event.providerData) call.providerData = event.providerData;
       break;
     }
@@ -193,7 +193,7 @@ export function applyEvent(
         break;
       }
       r.state = event.state;
-      for (const b of r.output) if (b.type === 'text') flatten(b.text);
+      for (const b of r.output) if (b.type === 'text') b.text = flatten(b.text);
       r.metadata = isEmpty(event.metadata) ? {} : structuredClone(event.metadata);
       if (event.output) r.output = structuredClone(event.output);
       const call = findCall(msg, event.toolCallId);
