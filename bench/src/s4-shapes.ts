@@ -1,6 +1,8 @@
-import type { AgentState, Msg, TextBlock } from '@agentkit/core';
+import { Agent, type AgentState, type Msg, type TextBlock } from '@agentkit/core';
 import { fullGc } from './stats';
 import { agentkitSubject } from './subjects/agentkit';
+import { ZeroLatencyModel } from './subjects/zero-latency-model';
+import { questionText, TextCycle } from './workload';
 
 /**
  * Where S4's bytes go: the same agentkit sessions, each message copied into richer and richer shapes,
@@ -35,7 +37,7 @@ const text = (m: Msg): string => (m.content[0] as TextBlock).text;
 
 /** kB per session of each shape, plus the agent state itself, over `sessions` sessions of `turns` turns. */
 export async function s4Shapes(sessions: number, turns: number): Promise<Record<string, number>> {
-  const session = await agentkitSubject().s4();
+  let session = await agentkitSubject().s4();
   const out: Record<string, number> = {};
   const measure = async (name: string, keep: (state: AgentState) => unknown) => {
     for (let s = 0; s < 20; s++) keep((await session(-1 - s, turns)) as AgentState); // warm up
@@ -49,5 +51,24 @@ export async function s4Shapes(sessions: number, turns: number): Promise<Record<
   };
   for (const [name, shape] of Object.entries(shapes)) await measure(name, (st) => st.context.map(shape));
   await measure('agent.state (what S4 holds)', (st) => st);
+  // The same answers streamed word by word, as a provider sends them: must hold the same bytes.
+  session = streamedSession();
+  await measure('agent.state, each answer streamed in one delta per word', (st) => st);
   return out;
+}
+
+/** S4's sessions with every answer streamed as one text delta per word. */
+function streamedSession(): (session: number, turns: number) => Promise<AgentState> {
+  const cycle = new TextCycle();
+  const model = new ZeroLatencyModel(() =>
+    cycle
+      .next()
+      .split(/(?<= )/)
+      .map((delta) => ({ type: 'text', delta })),
+  );
+  return async (session, turns) => {
+    const agent = new Agent({ name: 'bench', systemPrompt: 'You are a calculator.', model });
+    for (let t = 0; t < turns; t++) await agent.reply(questionText(session, t));
+    return agent.state;
+  };
 }
