@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
 import { Agent } from './agent';
 import { ConfigError } from './errors/config-error';
 import { StateError } from './errors/state-error';
@@ -391,7 +392,7 @@ describe('compression mid-reply', () => {
     const seen: Array<{ ctx: unknown; replyId: string; signal: AbortSignal; slot: unknown }> = [];
     const plugin: Plugin<number> = {
       name: 'watch',
-      initialState: 0,
+      state: { initial: () => 0 },
       hooks: {
         beforeInference({ ctx }) {
           ctx.setState((ctx.getState<number>() ?? 0) + 1);
@@ -422,6 +423,27 @@ describe('compression mid-reply', () => {
     expect(w1!.signal).not.toBe(w2!.signal);
     expect([w1!.slot, w2!.slot, o1!.slot]).toEqual([1, 2, 'other']);
     expect(agent.state.plugins.watch).toBe(2);
+  });
+
+  it('should refuse a structuredSchema no installed plugin reads, before the reply touches the state', async () => {
+    const schema = z.object({ answer: z.string() });
+    const bare = new Agent({ name: 'a', model: new ScriptedModel([textChunks('hi')]) });
+    const refused = await bare.reply('x', { structuredSchema: schema }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ConfigError);
+    expect((refused as ConfigError).field).toBe('structuredSchema');
+    expect(bare.state.context).toEqual([]);
+    const streamed = bare.replyStream('x', { structuredSchema: schema });
+    await expect(streamed.next()).rejects.toBeInstanceOf(ConfigError);
+    // Once the refused input is fixed the agent replies normally.
+    expect((await bare.reply('x')).finishedReason).toBe('completed');
+
+    const reader: Plugin = { name: 'reader', replyOptions: ['structuredSchema'] };
+    const withReader = new Agent({
+      name: 'a',
+      model: new ScriptedModel([textChunks('hi')]),
+      plugins: [reader],
+    });
+    expect((await withReader.reply('x', { structuredSchema: schema })).finishedReason).toBe('completed');
   });
 
   it('should run work exclusively between replies', async () => {

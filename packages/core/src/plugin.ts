@@ -30,7 +30,10 @@ export type ReplyInput =
 export interface ReplyOptions<S = unknown> {
   /** Aborting ends the reply as `interrupted`; running tools see the signal. */
   signal?: AbortSignal;
-  /** Ask this reply for a structured result (needs `@agentkit/structured-output`). Types `structuredOutput`. */
+  /**
+   * Ask this reply for a structured result (needs `@agentkit/structured-output`; without it the reply
+   * fails with a `ConfigError`). Types `structuredOutput`.
+   */
   structuredSchema?: StandardSchemaV1<unknown, S>;
   [option: string]: unknown;
 }
@@ -234,6 +237,12 @@ export interface Plugin<S = unknown> {
   readonly tools?: readonly Tool[];
   /** Capabilities this plugin provides to others. */
   readonly provides?: Partial<Capabilities>;
+  /**
+   * The per-reply option keys this plugin reads. A reply passed a plugin option core knows of
+   * (`structuredSchema`) that no installed plugin lists fails with a `ConfigError` before it starts,
+   * instead of silently ignoring it.
+   */
+  readonly replyOptions?: readonly string[];
   /** Called once when the agent is built, after every plugin's capabilities are registered. */
   setup?(ctx: SetupContext): void;
   readonly hooks?: { [K in HookName]?: HookHandler<Hooks[K]> };

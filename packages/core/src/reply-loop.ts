@@ -9,6 +9,7 @@ import type {
 } from './blocks';
 import type { Capabilities } from './capabilities';
 import { classifyError, type ErrorInfo } from './error-info';
+import { ConfigError } from './errors/config-error';
 import { ModelError } from './errors/model-error';
 import { PluginHookError } from './errors/plugin-hook-error';
 import type { AgentEvent, ExternalExecutionResultEvent, UserConfirmResultEvent } from './events';
@@ -139,6 +140,7 @@ export class ReplyRun implements RunHandle {
 
   async run(): Promise<Msg | null> {
     this.core.run = this;
+    checkReplyOptions(this.options, this.core.plugins);
     const normalized = normalizeInput(this.input);
     let replyInput: ReplyInput;
     if ('event' in normalized) {
@@ -851,6 +853,21 @@ export class ReplyRun implements RunHandle {
       });
       state.context.push(this.msg);
     }
+  }
+}
+
+/** Reply options core types for plugins; each must be read by an installed plugin. */
+const PLUGIN_REPLY_OPTIONS = ['structuredSchema'] as const;
+
+/** Throws `ConfigError` for a plugin reply option that no installed plugin reads. */
+function checkReplyOptions(options: ReplyOptions, plugins: readonly Plugin<any>[]): void {
+  for (const key of PLUGIN_REPLY_OPTIONS) {
+    if (options[key] === undefined || options[key] === null) continue;
+    if (plugins.some((p) => p.replyOptions?.includes(key))) continue;
+    throw new ConfigError(
+      `The reply option '${key}' needs a plugin that reads it (structuredOutput() from @agentkit/structured-output), and none is installed.`,
+      { field: key },
+    );
   }
 }
 

@@ -104,6 +104,7 @@ export function structuredOutput(options: StructuredOutputOptions = {}): Plugin 
 
   return {
     name: STRUCTURED_OUTPUT_PLUGIN_NAME,
+    replyOptions: ['structuredSchema'],
     hooks: {
       beforeReply({ ctx, input, options: replyOptions }) {
         const requested = replyOptions.structuredSchema as unknown;

@@ -1,6 +1,9 @@
 import { AgentkitError } from './agentkit-error';
 
-/** Invalid configuration, thrown when an agent or plugin is built. The message names the field. */
+/**
+ * Invalid configuration, thrown when an agent or plugin is built, or by a reply given a plugin option no
+ * installed plugin reads. The message names the field.
+ */
 export class ConfigError extends AgentkitError {
   /** The offending field, e.g. `context.triggerRatio`. */
   readonly field: string | undefined;
