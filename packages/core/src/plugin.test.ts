@@ -423,6 +423,11 @@ describe('compression mid-reply', () => {
     expect(w1!.signal).not.toBe(w2!.signal);
     expect([w1!.slot, w2!.slot, o1!.slot]).toEqual([1, 2, 'other']);
     expect(agent.state.plugins.watch).toBe(2);
+    // A refused reply never starts: the context still acts on the last reply that ran.
+    await expect(agent.reply('3', { structuredSchema: z.object({}) })).rejects.toBeInstanceOf(ConfigError);
+    const ctx = w2!.ctx as { signal: AbortSignal; tools: readonly unknown[] };
+    expect(ctx.signal).toBe(w2!.signal);
+    expect(ctx.tools).toEqual([]);
   });
 
   it('should refuse a structuredSchema no installed plugin reads, before the reply touches the state', async () => {

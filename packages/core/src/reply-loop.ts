@@ -127,6 +127,12 @@ export class ReplyRun implements RunHandle {
     }
   }
 
+  /** The input was accepted: this run owns `msg`, and plugin contexts act on it from now on. */
+  private start(msg: Msg): void {
+    this.msg = msg;
+    this.core.run = this;
+  }
+
   /** Applies an event to the reply message and hands it to the consumer. */
   private emit(event: AgentEvent): void {
     applyEvent(this.msg, event);
@@ -139,7 +145,6 @@ export class ReplyRun implements RunHandle {
   }
 
   async run(): Promise<Msg | null> {
-    this.core.run = this;
     checkReplyOptions(this.options, this.core.plugins);
     const normalized = normalizeInput(this.input);
     let replyInput: ReplyInput;
@@ -149,13 +154,13 @@ export class ReplyRun implements RunHandle {
       const awaiting = awaitingCalls(msg);
       if (event.type === 'USER_INTERRUPT') {
         if (!msg || awaiting.length === 0) return msg ?? null; // nothing paused: a silent no-op
-        this.msg = msg;
+        this.start(msg);
         return this.end('interrupted');
       }
       if (!msg || awaiting.length === 0)
         throw new ResumeMismatchError(`Received ${event.type} but no reply is paused.`);
       checkResume(event, msg);
-      this.msg = msg;
+      this.start(msg);
       replyInput = { kind: 'resume', event };
     } else {
       const paused = awaitingCalls(findReplyMsg(this.state));
@@ -163,7 +168,7 @@ export class ReplyRun implements RunHandle {
       this.state.context.push(...normalized.messages);
       const replyId = newId();
       this.state.reply = { id: replyId, iteration: 0, data: {}, finish: null };
-      this.msg = createMsg({ role: 'assistant', name: this.core.name, content: [], id: replyId });
+      this.start(createMsg({ role: 'assistant', name: this.core.name, content: [], id: replyId }));
       this.state.context.push(this.msg);
       replyInput = normalized.messages.length
         ? { kind: 'new', messages: normalized.messages }
