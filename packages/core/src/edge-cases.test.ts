@@ -26,6 +26,7 @@ const echo = (log: string[], extra: { needsConfirmation?: boolean } = {}) =>
 
 const replyMsg = (agent: Agent): Msg => agent.state.context.find((m) => m.id === agent.state.reply?.id)!;
 const callsOf = (msg: Msg) => msg.content.filter((b): b is ToolCallBlock => b.type === 'tool_call');
+const getTextOf = (r: ToolResultBlock) => r.output.map((b) => (b.type === 'text' ? b.text : '')).join('');
 const resultsOf = (msg: Msg) => msg.content.filter((b): b is ToolResultBlock => b.type === 'tool_result');
 
 describe('breaking out of replyStream', () => {
@@ -343,5 +344,85 @@ describe('events raised by plugin tools', () => {
     expect(events.map((e) => e.type)).toContain('HINT_BLOCK');
     expect(events.map((e) => e.type)).toContain('CUSTOM');
     expect(replayEvents(events)).toEqual(replyMsg(agent));
+  });
+});
+
+describe('plugin contexts shared across replies', () => {
+  it('keeps a plugin tool left running by an interrupt on its own reply, not the next one', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    let lateSawAborted: boolean | undefined;
+    const slow = defineTool<Record<string, never>>({
+      name: 'slow',
+      description: 'ignores the signal',
+      inputSchema: { type: 'object', properties: {} },
+      async execute(_input, t) {
+        await gate; // the interrupted reply ends without waiting for it
+        lateSawAborted = t.plugin!.signal.aborted;
+        if (!t.plugin!.signal.aborted) t.plugin!.addHint('late result of reply 1');
+        return 'done';
+      },
+    });
+    const model = new ScriptedModel([
+      [toolCallChunk('slow', {}, 's1')],
+      { chunks: textChunks('second answer'), delayMs: 20 },
+    ]);
+    const agent = new Agent({ name: 'a', model, plugins: [definePlugin({ name: 'p', tools: [slow] })] });
+    const abort = new AbortController();
+    const first = agent.reply('one', { signal: abort.signal });
+    await new Promise((r) => setTimeout(r, 10));
+    abort.abort();
+    expect((await first).finishedReason).toBe('interrupted');
+
+    const second = agent.reply('two');
+    await new Promise((r) => setTimeout(r, 5));
+    release(); // reply 1's tool wakes up while reply 2 runs
+    const msg2 = await second;
+    expect(lateSawAborted).toBe(true);
+    expect(msg2.content.some((b) => b.type === 'hint')).toBe(false);
+  });
+
+  it('keeps tool-call ids unique when a resumed reply compresses its calls from before the pause away', async () => {
+    const objectInput = { type: 'object', properties: { cmd: { type: 'string' } }, required: ['cmd'] };
+    const bash = defineTool<{ cmd: string }>({
+      name: 'bash',
+      description: 'run',
+      needsConfirmation: true,
+      inputSchema: objectInput,
+      execute: ({ cmd }) => `ran ${cmd}`,
+    });
+    const ok = defineTool<{ cmd: string }>({
+      name: 'ok',
+      description: 'run',
+      inputSchema: objectInput,
+      execute: ({ cmd }) => `ok ${cmd}`,
+    });
+    let compress = false;
+    const compressor = definePlugin({
+      name: 'compressor',
+      hooks: {
+        beforeInference({ ctx }) {
+          if (!compress) return;
+          compress = false;
+          ctx.replaceContext({ summary: 'earlier work', context: [] }); // the reply's message too
+        },
+      },
+    });
+    const model = new ScriptedModel([
+      [toolCallChunk('bash', { cmd: 'ls' }, 'c1')],
+      [toolCallChunk('ok', { cmd: 'pwd' }, 'c1')], // the provider reuses the id after the resume
+      textChunks('done'),
+    ]);
+    const agent = new Agent({ name: 'a', model, tools: [bash, ok], plugins: [compressor] });
+    await agent.reply('go'); // pauses on c1
+    compress = true;
+    const msg = await agent.reply(
+      userConfirmResult([{ confirmed: true, toolCall: { id: 'c1', name: 'bash', input: '{"cmd":"ls"}' } }]),
+    );
+    const ids = msg.content.filter((b) => b.type === 'tool_call').map((b) => b.id);
+    expect(ids).toEqual(['c1', 'c1_2']);
+    expect(resultsOf(msg).map((r) => `${r.id}: ${getTextOf(r)}`)).toEqual(['c1: ran ls', 'c1_2: ok pwd']);
   });
 });

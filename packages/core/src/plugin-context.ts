@@ -28,14 +28,28 @@ export interface RunHandle {
 /**
  * The context `plugin` gets in its hooks: one object per agent and plugin, made on first use. Its
  * reply-scoped members read `core.run`, the agent's current (or last) reply, so a reply costs no new
- * closures per plugin — an agent runs one reply at a time.
+ * closures per plugin — an agent runs one reply at a time, and hooks run only while their reply does.
  */
 export function pluginContext(core: AgentCore, plugin: Plugin<any>): PluginContext {
   let ctx = core.pluginContexts.get(plugin);
-  if (ctx) return ctx;
-  const run = (): RunHandle => core.run!;
+  if (!ctx) {
+    ctx = makePluginContext(core, plugin, () => core.run!);
+    core.pluginContexts.set(plugin, ctx);
+  }
+  return ctx;
+}
+
+/**
+ * A plugin context bound to one run: for a plugin's tools, which an interrupt may leave running after
+ * their reply ended — they must keep seeing that reply (its aborted signal), never the next one.
+ */
+export function runPluginContext(core: AgentCore, plugin: Plugin<any>, run: RunHandle): PluginContext {
+  return makePluginContext(core, plugin, () => run);
+}
+
+function makePluginContext(core: AgentCore, plugin: Plugin<any>, run: () => RunHandle): PluginContext {
   const name = plugin.name;
-  ctx = {
+  return {
     pluginName: name,
     agentName: core.name,
     get model() {
@@ -76,6 +90,4 @@ export function pluginContext(core: AgentCore, plugin: Plugin<any>): PluginConte
       return run().toolList;
     },
   };
-  core.pluginContexts.set(plugin, ctx);
-  return ctx;
 }

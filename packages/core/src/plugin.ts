@@ -61,9 +61,10 @@ export interface ContinueReply {
 
 /**
  * What every hook receives as `ctx`: the agent, the live state, and the ways a plugin acts on the reply.
- * Bound to the plugin whose hook runs (its state slot, its name on hints). It is the same object for every
- * reply of an agent; its reply-scoped members (`state`, `reply`, `signal`, `tools`, `addHint`, …) always
- * act on the agent's current reply (or, between replies, the last one).
+ * Bound to the plugin whose hook runs (its state slot, its name on hints). A hook's `ctx` is the same object
+ * for every reply of an agent: its reply-scoped members (`state`, `reply`, `signal`, `tools`, `addHint`, …)
+ * act on the agent's current reply, so use it inside the hook, not in work left running after it. The
+ * `ctx` a plugin's tool gets (`ToolContext.plugin`) stays bound to the reply that called the tool.
  */
 export interface PluginContext {
   /** The name of the plugin this context belongs to. */

@@ -38,7 +38,7 @@ import { type AgentInput, awaitingCalls, checkResume, findReplyMsg, normalizeInp
 import { ReplyPausedError, ResumeMismatchError } from './errors/input-errors';
 import { applyEvent } from './replay-events';
 import type { EventSink } from './reply-stream';
-import { pluginContext, type RunHandle } from './plugin-context';
+import { pluginContext, type RunHandle, runPluginContext } from './plugin-context';
 import type { AgentState } from './state';
 import type { TokenCounter } from './token-count';
 import type { Tool, ToolChunk, ToolContext, ToolResult } from './tool';
@@ -107,7 +107,8 @@ export class ReplyRun implements RunHandle {
   private readonly compressedBlocks: ContentBlock[] = [];
   private finalCandidate = false;
   /** Every tool-call id of this reply, including calls a compression moved out of the message. */
-  private callIds: Set<string> | undefined;
+  private callIds = new Set<string>();
+  private toolContexts: Map<Plugin<any>, PluginContext> | undefined;
   private nextHint: string | undefined;
   private nextToolChoice: ToolChoice | undefined;
 
@@ -130,6 +131,8 @@ export class ReplyRun implements RunHandle {
   /** The input was accepted: this run owns `msg`, and plugin contexts act on it from now on. */
   private start(msg: Msg): void {
     this.msg = msg;
+    // Taken now, before a hook may compress earlier calls out of the message (a resumed reply has some).
+    for (const b of msg.content) if (b.type === 'tool_call') this.callIds.add(b.id);
     this.core.run = this;
   }
 
@@ -347,7 +350,6 @@ export class ReplyRun implements RunHandle {
     const tokens = this.core.tokens;
     // Only once someone counts tokens is the estimate of each request kept, to calibrate later counts.
     const estimate = tokens.calibrate ? (asBuilt ? this.countState() : this.core.counter.count(request)) : 0;
-    this.callIds ??= new Set(this.msg.content.flatMap((b) => (b.type === 'tool_call' ? [b.id] : [])));
     const stream = new ModelStream(
       this.msg,
       (e) => this.emit(e),
@@ -649,7 +651,7 @@ export class ReplyRun implements RunHandle {
     const state = this.state;
     const owner = this.toolOwners.get(call.name);
     return {
-      ...(owner ? { plugin: this.ctx(owner) } : {}),
+      ...(owner ? { plugin: this.toolPluginContext(owner) } : {}),
       signal: this.signal,
       toolCallId: call.id,
       replyId: this.msg.id,
@@ -820,6 +822,14 @@ export class ReplyRun implements RunHandle {
 
   private ctx(plugin: Plugin<any>): PluginContext {
     return pluginContext(this.core, plugin);
+  }
+
+  /** The context a plugin's tools get: bound to this run, made once per run and plugin when needed. */
+  private toolPluginContext(plugin: Plugin<any>): PluginContext {
+    this.toolContexts ??= new Map();
+    let ctx = this.toolContexts.get(plugin);
+    if (!ctx) this.toolContexts.set(plugin, (ctx = runPluginContext(this.core, plugin, this)));
+    return ctx;
   }
 
   // ── what plugin contexts reach (RunHandle) ───────────────────────────────────────────────────
