@@ -557,6 +557,9 @@ export class ReplyRun implements RunHandle {
       const r = await raceAbort(it.next(), this.signal);
       if (r.done) return r.value;
       this.emitOutput(callId, [r.value]);
+      // A consumer far behind a fast tool: wait for it rather than queue without bound.
+      const behind = this.sink?.backpressure();
+      if (behind) await raceAbort(behind, this.signal);
       if (this.signal.aborted) {
         await it.return?.();
         throw this.signal.reason;

@@ -4,7 +4,7 @@ import { ReplyPausedError } from './errors/input-errors';
 import { StateError } from './errors/state-error';
 import type { AgentEvent } from './events';
 import type { ModelChunk } from './model';
-import type { Msg } from './msg';
+import { getText, type Msg } from './msg';
 import { replayEvents } from './replay-events';
 import { defineTool } from './tool';
 import { ScriptedModel, textChunks, toolCallChunk } from './testing/scripted-model';
@@ -101,5 +101,39 @@ describe('replyStream', () => {
     expect(texts(replayed)).toEqual(texts(returned));
     expect(texts(replayed)).toEqual(texts(streamed.state.context.at(-1)!));
     expect(seen.filter((e) => e.type === 'TEXT_BLOCK_DELTA')).toHaveLength(56);
+  });
+
+  it('should hold a fast streaming tool back while the consumer is far behind, and lose nothing', async () => {
+    let produced = 0;
+    const flood = defineTool({
+      name: 'flood',
+      description: 'streams many chunks',
+      inputSchema: { type: 'object' },
+      async *execute() {
+        for (let i = 0; i < 10_000; i++) {
+          produced++;
+          yield 'x';
+        }
+      },
+    });
+    const agent = new Agent({
+      name: 'a',
+      model: new ScriptedModel([[toolCallChunk('flood', {})], textChunks('done')]),
+      tools: [flood],
+    });
+    const stream = agent.replyStream('go');
+    let deltas = 0;
+    let producedWhileBehind = 0;
+    for await (const e of stream) {
+      if ((e as AgentEvent).type !== 'TOOL_RESULT_TEXT_DELTA') continue;
+      if (++deltas === 1) {
+        await new Promise((r) => setTimeout(r, 50)); // the consumer stalls on the first delta
+        producedWhileBehind = produced;
+      }
+    }
+    expect(producedWhileBehind).toBeLessThan(5_000); // about one queue's worth (4,096 events), not all
+    expect(deltas).toBe(10_000);
+    const result = agent.state.context.at(-1)!.content.find((b) => b.type === 'tool_result');
+    expect(result?.type === 'tool_result' && getText({ content: result.output })).toHaveLength(10_000);
   });
 });
