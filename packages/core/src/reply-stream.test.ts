@@ -136,4 +136,45 @@ describe('replyStream', () => {
     const result = agent.state.context.at(-1)!.content.find((b) => b.type === 'tool_result');
     expect(result?.type === 'tool_result' && getText({ content: result.output })).toHaveLength(10_000);
   });
+
+  it('should serve reads that were not awaited one by one in the order they were made', async () => {
+    const script = () => [
+      [toolCallChunk('echo', { text: 'a' }, 'e1')],
+      [
+        ...textChunks('one two three'),
+        { type: 'text' as const, delta: 'four', newBlock: true },
+        ...textChunks(' five'),
+      ],
+    ];
+    const echo = defineTool({
+      name: 'echo',
+      description: 'echo',
+      inputSchema: { type: 'object' },
+      execute: () => 'echoed',
+    });
+    const types = (events: unknown[]) => events.map((e) => (e as AgentEvent).type);
+    const expected: unknown[] = [];
+    for await (const e of new Agent({
+      name: 'a',
+      model: new ScriptedModel(script()),
+      tools: [echo],
+    }).replyStream('go'))
+      expected.push(e);
+
+    const stream = new Agent({ name: 'a', model: new ScriptedModel(script()), tools: [echo] }).replyStream(
+      'go',
+    );
+    const got: unknown[] = [];
+    for (;;) {
+      const batch = await Promise.all([stream.next(), stream.next(), stream.next()]);
+      for (const r of batch) if (!r.done) got.push(r.value);
+      if (batch.some((r) => r.done)) break;
+    }
+    expect(types(got)).toEqual(types(expected));
+    const blocks = (events: unknown[]) =>
+      replayEvents(events as AgentEvent[])?.content.map((b) => (b.type === 'text' ? b.text : b.type));
+    expect(blocks(got)).toEqual(blocks(expected));
+    expect(blocks(got)).toEqual(['tool_call', 'tool_result', 'one two three', 'four five']);
+    expect((await stream.next()).done).toBe(true);
+  });
 });

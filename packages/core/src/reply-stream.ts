@@ -35,6 +35,11 @@ export class ReplyStream<T, R> implements AsyncGenerator<T, void>, EventSink<T> 
   private queue: T[] = [];
   private head = 0;
   private waiter: { resolve: (r: IteratorResult<T, void>) => void; reject: (e: unknown) => void } | undefined;
+  /** Whether a read waits on the model's iterator (a `next()` not yet settled). */
+  private pulling = false;
+  /** The last `next()` handed out, and how many wait behind it: reads not awaited one by one keep order. */
+  private tail: Promise<IteratorResult<T, void>> | undefined;
+  private queued = 0;
   private drained: (() => void) | undefined;
   private state: 'idle' | 'running' | 'done' = 'idle';
   private failure: { error: unknown } | undefined;
@@ -83,6 +88,7 @@ export class ReplyStream<T, R> implements AsyncGenerator<T, void>, EventSink<T> 
 
   /** Reads the pumped model stream until it yields an event (or ends), then hands out the next event. */
   private pull(): Promise<IteratorResult<T, void>> {
+    this.pulling = true;
     return this.pumping!.iterator.next().then(this.pulled, this.pullFailed);
   }
 
@@ -90,8 +96,9 @@ export class ReplyStream<T, R> implements AsyncGenerator<T, void>, EventSink<T> 
   private readonly pulled = (
     r: IteratorResult<unknown>,
   ): IteratorResult<T, void> | Promise<IteratorResult<T, void>> => {
+    this.pulling = false;
     const p = this.pumping;
-    if (!p) return this.next(); // the consumer stopped reading meanwhile
+    if (!p) return this.read(); // the consumer stopped reading meanwhile
     if (r.done) {
       this.pumping = undefined;
       p.resolve();
@@ -100,14 +107,15 @@ export class ReplyStream<T, R> implements AsyncGenerator<T, void>, EventSink<T> 
       // Hand the event over as a plain value: returning a promise from here would cost two more ticks.
       if (this.single !== undefined || this.head < this.queue.length) return this.take();
     }
-    return this.next();
+    return this.read();
   };
 
   private readonly pullFailed = (error: unknown): Promise<IteratorResult<T, void>> => {
+    this.pulling = false;
     const p = this.pumping;
     this.pumping = undefined;
     p?.reject(error);
-    return this.next();
+    return this.read();
   };
 
   /** Takes the next waiting event (there is one). */
@@ -129,6 +137,19 @@ export class ReplyStream<T, R> implements AsyncGenerator<T, void>, EventSink<T> 
   }
 
   next(): Promise<IteratorResult<T, void>> {
+    if (this.waiter !== undefined || this.pulling || this.queued > 0) {
+      // A read while another is pending (not `for await`): it is served after the ones before it.
+      this.queued++;
+      const after = () => {
+        this.queued--;
+        return this.read();
+      };
+      return (this.tail = this.tail!.then(after, after));
+    }
+    return (this.tail = this.read());
+  }
+
+  private read(): Promise<IteratorResult<T, void>> {
     if (this.state === 'idle') this.begin();
     if (this.single !== undefined || this.head < this.queue.length) return Promise.resolve(this.take());
     if (this.state === 'done') {
