@@ -1,6 +1,5 @@
 import type { DataBlock, TextBlock, ToolCallBlock, ToolResultBlock } from './blocks';
 import type { AgentEvent, InputEvent } from './events';
-import { flatten } from './flatten';
 import type { Msg } from './msg';
 import { addUsage, emptyUsage } from './usage';
 
@@ -114,11 +113,8 @@ export function applyEvent(
     case 'THINKING_BLOCK_END': {
       const b = findBlock(msg, event.blockId);
       if (!b) warn(`end of unknown block '${event.blockId}'`, event);
-      else if (b.type === 'text' || b.type === 'thinking') {
-        if (b.type === 'text') b.text = flatten(b.text);
-        else b.thinking = flatten(b.thinking);
-        if (event.providerData) b.providerData = event.providerData;
-      }
+      else if (event.providerData && (b.type === 'text' || b.type === 'thinking'))
+        b.providerData = event.providerData;
       break;
     }
     case 'HINT_BLOCK':
@@ -147,7 +143,6 @@ export function applyEvent(
     }
     case 'TOOL_CALL_END': {
       const call = findCall(msg, event.toolCallId);
-      if (call) call.input = flatten(call.input);
       if (call && event.providerData) call.providerData = event.providerData;
       break;
     }
@@ -193,7 +188,6 @@ export function applyEvent(
         break;
       }
       r.state = event.state;
-      for (const b of r.output) if (b.type === 'text') b.text = flatten(b.text);
       r.metadata = isEmpty(event.metadata) ? {} : structuredClone(event.metadata);
       if (event.output) r.output = structuredClone(event.output);
       const call = findCall(msg, event.toolCallId);
