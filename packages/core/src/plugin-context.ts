@@ -12,7 +12,6 @@ import type { Tool } from './tool';
 export interface RunHandle {
   readonly state: AgentState;
   readonly signal: AbortSignal;
-  readonly replyId: string;
   readonly toolList: readonly Tool[];
   addHint(hint: HintBlock['hint'], source: string | null, emit: boolean): HintBlock;
   finishReply(result?: {

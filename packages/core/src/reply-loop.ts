@@ -837,10 +837,6 @@ export class ReplyRun implements RunHandle {
 
   // ── what plugin contexts reach (RunHandle) ───────────────────────────────────────────────────
 
-  get replyId(): string {
-    return this.msg.id;
-  }
-
   get toolList(): readonly Tool[] {
     return [...this.tools.values()];
   }
