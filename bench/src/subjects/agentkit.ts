@@ -1,11 +1,5 @@
-import {
-  Agent,
-  type AgentOptions,
-  defineTool,
-  type ModelChunk,
-  normalizeUsage,
-  type Plugin,
-} from '@agentkit/core';
+import { Agent, type AgentOptions, defineTool, type ModelChunk, type Plugin } from '@agentkit/core';
+import { normalizeUsage } from '@agentkit/core/model';
 import { z } from 'zod';
 import { addDescription, questionText, streamDeltas, TextCycle, ToolCycle, turnText } from '../workload';
 import type { Subject } from './subject';

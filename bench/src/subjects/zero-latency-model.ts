@@ -1,4 +1,5 @@
-import { type ChatModel, type ModelChunk, type ModelRequest, normalizeUsage } from '@agentkit/core';
+import { type ChatModel, type ModelChunk, type ModelRequest } from '@agentkit/core';
+import { normalizeUsage } from '@agentkit/core/model';
 import type { Step } from '../workload';
 
 /** Chunks of one scripted step. */

@@ -1,15 +1,29 @@
+import { LeaseLostError, SessionBusyError, SessionNotFoundError } from './errors/store-errors';
+import type { SessionKey } from './errors/store-errors';
 import type { JSONObject } from './json';
-import type { SessionRecord, SessionStore, SessionSummary, WriteOptions } from './session-store';
+import type {
+  CallOptions,
+  LeaseGrant,
+  LeaseOptions,
+  ListOptions,
+  SessionPage,
+  SessionRecord,
+  SessionStore,
+  SessionSummary,
+  WriteOptions,
+} from './session-store';
 import {
+  checkCallOptions,
   checkExpectedVersion,
+  checkLeaseOptions,
+  checkLeaseToken,
   checkListOptions,
   checkSessionKey,
   checkUpdateArgs,
   checkUpsertArgs,
+  checkWriteOptions,
 } from './session-store-checks';
 import { nextSessionSummary, pageSessionSummaries } from './session-summaries';
-import type { SessionKey } from './errors/store-errors';
-import { SessionNotFoundError } from './errors/store-errors';
 import { createAgentState, type AgentState } from './state';
 
 interface Entry {
@@ -18,11 +32,19 @@ interface Entry {
   state: string;
 }
 
+/** A session's lease; kept after release and deletion so tokens only grow. */
+interface Lease {
+  token: number;
+  owner: string;
+  /** `0` once released. */
+  expiresAt: number;
+}
+
 /**
  * A {@link SessionStore} in the memory of the process: for tests, examples and single-process apps
  * that do not need to survive a restart. It behaves like the persistent stores (records are copied in
- * and out as JSON, versions are checked atomically, listings are paged newest first) and passes the
- * conformance suite of `@agentkit/core/testing`.
+ * and out as JSON, versions and leases are checked atomically, listings are paged newest first) and
+ * passes the conformance suite of `@agentkit/core/testing`.
  * @example
  * const store = new InMemorySessionStore();
  * const record = await store.upsertSession('user-1', 'agent-1', 'session-1');
@@ -30,10 +52,18 @@ interface Entry {
  */
 export class InMemorySessionStore implements SessionStore {
   private readonly sessions = new Map<string, Entry>();
+  private readonly leases = new Map<string, Lease>();
 
-  /** The session, or `null` when it does not exist. Throws `StoreDataError` for a corrupt record. */
-  async getSession(userId: string, agentId: string, sessionId: string): Promise<SessionRecord | null> {
-    const entry = this.sessions.get(mapKey(checkSessionKey(userId, agentId, sessionId)));
+  /** The session, or `null` when it does not exist. */
+  async getSession(
+    userId: string,
+    agentId: string,
+    sessionId: string,
+    options?: CallOptions,
+  ): Promise<SessionRecord | null> {
+    const key = checkSessionKey(userId, agentId, sessionId);
+    checkCallOptions(options);
+    const entry = this.sessions.get(mapKey(key));
     return entry ? toRecord(entry) : null;
   }
 
@@ -44,13 +74,14 @@ export class InMemorySessionStore implements SessionStore {
     sessionId: string,
     data?: { state?: AgentState; metadata?: JSONObject } & WriteOptions,
   ): Promise<SessionRecord> {
-    const { key, stateJson, metadataJson, expectedVersion } = checkUpsertArgs(
+    const { key, stateJson, metadataJson, expectedVersion, leaseToken } = checkUpsertArgs(
       userId,
       agentId,
       sessionId,
       data,
     );
     const id = mapKey(key);
+    this.checkFence(key, id, leaseToken);
     const existing = this.sessions.get(id) ?? null;
     checkExpectedVersion(key, expectedVersion, existing?.summary.version ?? null);
     const metadata = metadataJson === undefined ? undefined : (JSON.parse(metadataJson) as JSONObject);
@@ -70,8 +101,15 @@ export class InMemorySessionStore implements SessionStore {
     state: AgentState,
     options?: WriteOptions,
   ): Promise<SessionRecord> {
-    const { key, stateJson, expectedVersion } = checkUpdateArgs(userId, agentId, sessionId, state, options);
+    const { key, stateJson, expectedVersion, leaseToken } = checkUpdateArgs(
+      userId,
+      agentId,
+      sessionId,
+      state,
+      options,
+    );
     const id = mapKey(key);
+    this.checkFence(key, id, leaseToken);
     const existing = this.sessions.get(id);
     if (!existing) throw new SessionNotFoundError(key);
     checkExpectedVersion(key, expectedVersion, existing.summary.version);
@@ -81,22 +119,104 @@ export class InMemorySessionStore implements SessionStore {
   }
 
   /** The sessions of a user with an agent, newest first, a page at a time (pass back `cursor`; `null` at the end). */
-  async listSessions(
-    userId: string,
-    agentId: string,
-    options?: { limit?: number; cursor?: string | null },
-  ): Promise<{ sessions: SessionSummary[]; cursor: string | null }> {
+  async listSessions(userId: string, agentId: string, options?: ListOptions): Promise<SessionPage> {
     const { limit, cursor } = checkListOptions(userId, agentId, options);
     const mine: SessionSummary[] = [];
     for (const { summary } of this.sessions.values())
       if (summary.userId === userId && summary.agentId === agentId) mine.push(summary);
     const page = pageSessionSummaries(mine, limit, cursor);
-    return { sessions: page.sessions.map((s) => structuredClone(s)), cursor: page.cursor };
+    return { sessions: page.sessions.map((s) => structuredClone(s)), cursor: page.cursor, skipped: [] };
   }
 
   /** Deletes the session; `false` when it did not exist. */
-  async deleteSession(userId: string, agentId: string, sessionId: string): Promise<boolean> {
-    return this.sessions.delete(mapKey(checkSessionKey(userId, agentId, sessionId)));
+  async deleteSession(
+    userId: string,
+    agentId: string,
+    sessionId: string,
+    options?: Omit<WriteOptions, 'expectedVersion'>,
+  ): Promise<boolean> {
+    const key = checkSessionKey(userId, agentId, sessionId);
+    const { leaseToken } = checkWriteOptions(options);
+    const id = mapKey(key);
+    this.checkFence(key, id, leaseToken);
+    return this.sessions.delete(id);
+  }
+
+  /** Takes the session's lease; `SessionBusyError` while another holder's is live. */
+  async acquireLease(
+    userId: string,
+    agentId: string,
+    sessionId: string,
+    options?: LeaseOptions,
+  ): Promise<LeaseGrant> {
+    const key = checkSessionKey(userId, agentId, sessionId);
+    const { ttlMs, owner } = checkLeaseOptions(options);
+    const id = mapKey(key);
+    const live = this.liveLease(id);
+    if (live) throw new SessionBusyError(key, live.owner, live.expiresAt);
+    const lease = { token: (this.leases.get(id)?.token ?? 0) + 1, owner, expiresAt: Date.now() + ttlMs };
+    this.leases.set(id, lease);
+    return { ...lease };
+  }
+
+  /** Extends a held lease; `LeaseLostError` when it is no longer current. */
+  async renewLease(
+    userId: string,
+    agentId: string,
+    sessionId: string,
+    token: number,
+    options?: Omit<LeaseOptions, 'owner'>,
+  ): Promise<LeaseGrant> {
+    const key = checkSessionKey(userId, agentId, sessionId);
+    checkLeaseToken(token);
+    const { ttlMs } = checkLeaseOptions(options);
+    const live = this.liveLease(mapKey(key));
+    if (live?.token !== token) throw new LeaseLostError(key, token);
+    live.expiresAt = Date.now() + ttlMs;
+    return { ...live };
+  }
+
+  /** Ends a held lease; `false` when it is no longer current. */
+  async releaseLease(
+    userId: string,
+    agentId: string,
+    sessionId: string,
+    token: number,
+    options?: CallOptions,
+  ): Promise<boolean> {
+    const key = checkSessionKey(userId, agentId, sessionId);
+    checkLeaseToken(token);
+    checkCallOptions(options);
+    const live = this.liveLease(mapKey(key));
+    if (live?.token !== token) return false;
+    live.expiresAt = 0;
+    return true;
+  }
+
+  /** The live lease, or `null`. */
+  async getLease(
+    userId: string,
+    agentId: string,
+    sessionId: string,
+    options?: CallOptions,
+  ): Promise<LeaseGrant | null> {
+    const key = checkSessionKey(userId, agentId, sessionId);
+    checkCallOptions(options);
+    const live = this.liveLease(mapKey(key));
+    return live ? { ...live } : null;
+  }
+
+  private liveLease(id: string): Lease | undefined {
+    const lease = this.leases.get(id);
+    return lease && lease.expiresAt > Date.now() ? lease : undefined;
+  }
+
+  /** Throws unless a write with `token` may go ahead (see the store contract). */
+  private checkFence(key: SessionKey, id: string, token: number | undefined): void {
+    const live = this.liveLease(id);
+    if (token === undefined) {
+      if (live) throw new SessionBusyError(key, live.owner, live.expiresAt);
+    } else if (live?.token !== token) throw new LeaseLostError(key, token);
   }
 }
 

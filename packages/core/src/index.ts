@@ -18,13 +18,7 @@ export type {
   UrlSource,
 } from './blocks';
 export type { Capabilities, CompressionCapability, TasksCapability } from './capabilities';
-export {
-  classifyError,
-  errorTypeFromStatus,
-  genericMessage,
-  type ErrorInfo,
-  type ErrorType,
-} from './error-info';
+export { classifyError, type ErrorInfo, type ErrorType } from './error-info';
 export { AgentkitError, type AgentkitErrorCode } from './errors/agentkit-error';
 export { ConfigError } from './errors/config-error';
 export {
@@ -37,6 +31,8 @@ export { ModelError } from './errors/model-error';
 export { PluginHookError } from './errors/plugin-hook-error';
 export { StateError } from './errors/state-error';
 export {
+  LeaseLostError,
+  SessionBusyError,
   SessionNotFoundError,
   StoreConnectionError,
   StoreDataError,
@@ -91,21 +87,18 @@ export type {
   ToolDecision,
 } from './plugin';
 export { applyEvent, replayEvents } from './replay-events';
-export type { SessionRecord, SessionStore, SessionSummary, WriteOptions } from './session-store';
-export {
-  DEFAULT_SESSION_LIST_LIMIT,
-  checkExpectedVersion,
-  checkListOptions,
-  checkSessionKey,
-  checkUpdateArgs,
-  checkUpsertArgs,
-  checkWriteOptions,
-  invalidCursor,
-  parseStoredState,
-  parseStoredSummary,
-  serializeAgentState,
-} from './session-store-checks';
-export { nextSessionSummary, pageSessionSummaries } from './session-summaries';
+export type {
+  CallOptions,
+  LeaseGrant,
+  LeaseOptions,
+  ListOptions,
+  SessionPage,
+  SessionRecord,
+  SessionStore,
+  SessionSummary,
+  WriteOptions,
+} from './session-store';
+export { SessionLease, type SessionLeaseOptions } from './session-lease';
 export { isStandardSchema, type StandardJSONSchemaV1, type StandardSchemaV1 } from './standard-schema';
 export {
   AGENT_STATE_SCHEMA_VERSION,
@@ -132,5 +125,4 @@ export {
   type ToolResult,
 } from './tool';
 export { toolJsonSchema } from './tool-input';
-export { toProviderTurns, type ProviderTurn } from './provider-turns';
-export { addUsage, emptyUsage, normalizeUsage, type Usage } from './usage';
+export { addUsage, emptyUsage, type Usage } from './usage';

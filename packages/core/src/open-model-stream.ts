@@ -1,3 +1,4 @@
+import { sleep } from './sleep';
 import type { ModelRetryOptions } from './agent-options';
 import { classifyError } from './error-info';
 import { AgentkitError } from './errors/agentkit-error';
@@ -52,20 +53,4 @@ export async function openModelStream(plan: ModelPlan, request: ModelRequest): P
 export async function* streamModel(plan: ModelPlan, request: ModelRequest): AsyncGenerator<ModelChunk> {
   const { iterator, first } = await openModelStream(plan, request);
   for (let r = first; !r.done; r = await iterator.next()) yield r.value;
-}
-
-/** Waits `ms`, rejecting with the signal's reason when it aborts first. */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }

@@ -7,6 +7,7 @@ import {
   checkSessionKey,
   checkUpdateArgs,
   checkUpsertArgs,
+  checkLeaseOptions,
   checkWriteOptions,
   parseStoredState,
   parseStoredSummary,
@@ -26,23 +27,55 @@ describe('session store input checks', () => {
   });
 
   it('checkListOptions defaults and caps the limit and normalises the cursor', () => {
-    expect(checkListOptions('u', 'a', undefined)).toEqual({ limit: 50, cursor: null });
-    expect(checkListOptions('u', 'a', { limit: 5000, cursor: 'c' }, 1000)).toEqual({
+    const signal = new AbortController().signal;
+    expect(checkListOptions('u', 'a', undefined)).toEqual({ limit: 50, cursor: null, signal: undefined });
+    expect(checkListOptions('u', 'a', { limit: 5000, cursor: 'c', signal }, 1000)).toEqual({
       limit: 1000,
       cursor: 'c',
+      signal,
     });
-    expect(checkListOptions('u', 'a', { limit: 3, cursor: null })).toEqual({ limit: 3, cursor: null });
+    expect(checkListOptions('u', 'a', { limit: 3, cursor: null })).toMatchObject({ limit: 3, cursor: null });
     for (const bad of [null, 'x', [], { limit: 0 }, { limit: '5' }, { cursor: 7 }])
       expect(() => checkListOptions('u', 'a', bad), JSON.stringify(bad)).toThrow(InvalidInputError);
     expect(() => checkListOptions('u', 42, {})).toThrow(/agentId/);
   });
 
-  it('checkWriteOptions accepts integers ≥ 0 only, and a missing or empty options object', () => {
-    expect(checkWriteOptions(undefined)).toBeUndefined();
-    expect(checkWriteOptions({})).toBeUndefined();
-    expect(checkWriteOptions({ expectedVersion: 0 })).toBe(0);
-    for (const bad of [null, 3, { expectedVersion: -1 }, { expectedVersion: 1.5 }, { expectedVersion: '2' }])
-      expect(() => checkWriteOptions(bad), JSON.stringify(bad)).toThrow(InvalidInputError);
+  it('checkWriteOptions accepts versions ≥ 0, positive lease tokens and a signal, each optional', () => {
+    const none = { expectedVersion: undefined, leaseToken: undefined, signal: undefined };
+    expect(checkWriteOptions(undefined)).toEqual(none);
+    expect(checkWriteOptions({})).toEqual(none);
+    expect(checkWriteOptions({ expectedVersion: 0, leaseToken: 7 })).toEqual({
+      ...none,
+      expectedVersion: 0,
+      leaseToken: 7,
+    });
+    for (const bad of [
+      null,
+      3,
+      { expectedVersion: -1 },
+      { expectedVersion: 1.5 },
+      { expectedVersion: '2' },
+      { leaseToken: 0 },
+      { leaseToken: 2 ** 60 },
+      { leaseToken: 1n },
+      { signal: 'stop' },
+    ])
+      expect(() => checkWriteOptions(bad), String(bad)).toThrow(InvalidInputError);
+  });
+
+  it('checkWriteOptions throws the reason of an aborted signal', () => {
+    const controller = new AbortController();
+    controller.abort(new Error('gone'));
+    expect(() => checkWriteOptions({ signal: controller.signal })).toThrow('gone');
+  });
+
+  it('error messages describe BigInt, cyclic and huge values without throwing themselves', () => {
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    for (const id of [1n, cyclic, Symbol('s')])
+      expect(() => checkSessionKey(id, 'a', 's')).toThrow(InvalidInputError);
+    expect(() => checkListOptions('u', 'a', { cursor: 5n })).toThrow(InvalidInputError);
+    expect(() => checkLeaseOptions({ ttlMs: 10n })).toThrow(InvalidInputError);
   });
 
   it('checkUpsertArgs checks the key and serialises what is given, leaving out what is not', () => {

@@ -1,5 +1,6 @@
 import { InvalidInputError } from './errors/input-errors';
 import { type SessionKey, StoreDataError, VersionConflictError } from './errors/store-errors';
+import { newId } from './ids';
 import type { JSONObject } from './json';
 import type { SessionSummary } from './session-store';
 import { type AgentState, SUPPORTED_AGENT_STATE_VERSIONS, parseAgentState } from './state';
@@ -12,7 +13,7 @@ const LONE_SURROGATE = /\p{Cs}/u;
 function checkId(name: string, id: unknown): asserts id is string {
   if (typeof id !== 'string' || id === '' || LONE_SURROGATE.test(id))
     throw new InvalidInputError(
-      `${name} must be a non-empty string of well-formed Unicode, got ${JSON.stringify(id) ?? String(id)}.`,
+      `${name} must be a non-empty string of well-formed Unicode, got ${describeValue(id)}.`,
     );
 }
 
@@ -29,15 +30,16 @@ export function checkSessionKey(userId: unknown, agentId: unknown, sessionId: un
 
 /**
  * Checks the arguments of `listSessions` (ids as in {@link checkSessionKey}, `limit` a positive integer,
- * `cursor` a string or `null`) and returns the page size (default {@link DEFAULT_SESSION_LIST_LIMIT},
- * capped at `maxLimit`) and the cursor (`null` for the first page). Throws `InvalidInputError`.
+ * `cursor` a string or `null`, `signal`) and returns the page size (default
+ * {@link DEFAULT_SESSION_LIST_LIMIT}, capped at `maxLimit`), the cursor (`null` for the first page) and
+ * the signal. Throws `InvalidInputError`.
  */
 export function checkListOptions(
   userId: unknown,
   agentId: unknown,
   options: unknown,
   maxLimit = Number.POSITIVE_INFINITY,
-): { limit: number; cursor: string | null } {
+): { limit: number; cursor: string | null; signal: AbortSignal | undefined } {
   checkId('userId', userId);
   checkId('agentId', agentId);
   const { limit, cursor } = checkOptionsObject('listSessions options', options) as {
@@ -45,30 +47,131 @@ export function checkListOptions(
     cursor?: unknown;
   };
   if (limit !== undefined && (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit < 1))
-    throw new InvalidInputError(`limit must be a positive integer, got ${String(limit)}.`);
+    throw new InvalidInputError(`limit must be a positive integer, got ${describeValue(limit)}.`);
   if (cursor != null && typeof cursor !== 'string') throw invalidCursor(cursor);
-  return { limit: Math.min(limit ?? DEFAULT_SESSION_LIST_LIMIT, maxLimit), cursor: cursor ?? null };
+  return {
+    limit: Math.min(limit ?? DEFAULT_SESSION_LIST_LIMIT, maxLimit),
+    cursor: cursor ?? null,
+    signal: checkCallOptions(options).signal,
+  };
 }
 
 /** The error for a `listSessions` cursor the store did not hand out. */
 export function invalidCursor(cursor: unknown): InvalidInputError {
   return new InvalidInputError(
-    `Invalid listSessions cursor ${JSON.stringify(cursor) ?? String(cursor)}: pass the cursor of the previous page or null.`,
+    `Invalid listSessions cursor ${describeValue(cursor)}: pass the cursor of the previous page or null.`,
   );
 }
 
+/** The checked options of a write. */
+export interface CheckedWriteOptions {
+  /** `undefined`: last writer wins. */
+  expectedVersion: number | undefined;
+  /** `undefined`: the writer holds no lease. */
+  leaseToken: number | undefined;
+  signal: AbortSignal | undefined;
+}
+
 /**
- * The expected version of a write (`undefined`: last writer wins) after checking it is an integer ≥ 0.
- * Throws `InvalidInputError`.
+ * Checks the options of a write: `expectedVersion` an integer ≥ 0, `leaseToken` a positive integer,
+ * `signal` an `AbortSignal` (each optional). Throws `InvalidInputError`, or the signal's reason when it
+ * is already aborted.
  */
-export function checkWriteOptions(options: unknown): number | undefined {
-  const { expectedVersion: v } = checkOptionsObject('write options', options) as {
+export function checkWriteOptions(options: unknown): CheckedWriteOptions {
+  const { expectedVersion: v, leaseToken } = checkOptionsObject('write options', options) as {
     expectedVersion?: unknown;
+    leaseToken?: unknown;
   };
-  if (v === undefined) return undefined;
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0)
-    throw new InvalidInputError(`expectedVersion must be an integer ≥ 0, got ${String(v)}.`);
-  return v;
+  if (v !== undefined && (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0))
+    throw new InvalidInputError(`expectedVersion must be an integer ≥ 0, got ${describeValue(v)}.`);
+  return {
+    expectedVersion: v as number | undefined,
+    leaseToken: leaseToken === undefined ? undefined : checkLeaseToken(leaseToken),
+    signal: checkCallOptions(options).signal,
+  };
+}
+
+/**
+ * Checks the common options of a store call (`signal`, an `AbortSignal`) and throws the signal's reason
+ * when it is already aborted. Throws `InvalidInputError` for anything else.
+ */
+export function checkCallOptions(options: unknown): { signal: AbortSignal | undefined } {
+  const { signal } = checkOptionsObject('options', options) as { signal?: unknown };
+  if (signal === undefined) return { signal: undefined };
+  if (!isAbortSignal(signal)) throw new InvalidInputError('options.signal must be an AbortSignal.');
+  throwIfAborted(signal);
+  return { signal };
+}
+
+/** Throws the signal's reason when it is aborted (a no-op without a signal). */
+export function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw signal.reason;
+}
+
+/** Checks a lease's fencing token: a positive safe integer. Throws `InvalidInputError`. */
+export function checkLeaseToken(token: unknown): number {
+  if (typeof token !== 'number' || !Number.isSafeInteger(token) || token < 1)
+    throw new InvalidInputError(`A lease token must be a positive integer, got ${describeValue(token)}.`);
+  return token;
+}
+
+/** The shortest lease a store grants, so that renewing it every third of its life stays possible. */
+const MIN_LEASE_MS = 100;
+/** The default lease duration. */
+export const DEFAULT_LEASE_TTL_MS = 30_000;
+
+/**
+ * Checks the options of `acquireLease`/`renewLease`: `ttlMs` an integer ≥ 100 (default 30 000) and at
+ * most a day, `owner` a string of 1–200 characters (default a random id), `signal`. Throws
+ * `InvalidInputError`.
+ */
+export function checkLeaseOptions(options: unknown): {
+  ttlMs: number;
+  owner: string;
+  signal: AbortSignal | undefined;
+} {
+  const { ttlMs, owner } = checkOptionsObject('lease options', options) as {
+    ttlMs?: unknown;
+    owner?: unknown;
+  };
+  if (
+    ttlMs !== undefined &&
+    (typeof ttlMs !== 'number' || !Number.isSafeInteger(ttlMs) || ttlMs < MIN_LEASE_MS || ttlMs > 86_400_000)
+  )
+    throw new InvalidInputError(
+      `ttlMs must be an integer from ${MIN_LEASE_MS} to 86400000 (a day), got ${describeValue(ttlMs)}.`,
+    );
+  if (
+    owner !== undefined &&
+    (typeof owner !== 'string' || owner === '' || owner.length > 200 || LONE_SURROGATE.test(owner))
+  )
+    throw new InvalidInputError(
+      `owner must be a string of 1 to 200 characters of well-formed Unicode, got ${describeValue(owner)}.`,
+    );
+  return {
+    ttlMs: (ttlMs as number | undefined) ?? DEFAULT_LEASE_TTL_MS,
+    owner: (owner as string | undefined) ?? `holder-${newId()}`,
+    signal: checkCallOptions(options).signal,
+  };
+}
+
+function isAbortSignal(value: unknown): value is AbortSignal {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as AbortSignal).aborted === 'boolean' &&
+    typeof (value as AbortSignal).addEventListener === 'function'
+  );
+}
+
+/** A short, safe description of any value for an error message (no throw on BigInt, cycles or symbols). */
+function describeValue(value: unknown): string {
+  try {
+    const text = typeof value === 'bigint' ? `${value}n` : (JSON.stringify(value) ?? String(value));
+    return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+  } catch {
+    return Object.prototype.toString.call(value);
+  }
 }
 
 /**
@@ -86,19 +189,18 @@ export function checkUpsertArgs(
   key: SessionKey;
   stateJson: string | undefined;
   metadataJson: string | undefined;
-  expectedVersion: number | undefined;
-} {
+} & CheckedWriteOptions {
   const key = checkSessionKey(userId, agentId, sessionId);
   const { state, metadata } = checkOptionsObject('upsertSession data', data) as {
     state?: unknown;
     metadata?: unknown;
   };
-  const expectedVersion = checkWriteOptions(data);
+  const write = checkWriteOptions(data);
   return {
     key,
     stateJson: state === undefined ? undefined : serializeAgentState(state),
     metadataJson: metadata === undefined ? undefined : serializeMetadata(metadata),
-    expectedVersion,
+    ...write,
   };
 }
 
@@ -113,10 +215,10 @@ export function checkUpdateArgs(
   sessionId: unknown,
   state: unknown,
   options: unknown,
-): { key: SessionKey; stateJson: string; expectedVersion: number | undefined } {
+): { key: SessionKey; stateJson: string } & CheckedWriteOptions {
   const key = checkSessionKey(userId, agentId, sessionId);
-  const expectedVersion = checkWriteOptions(options);
-  return { key, stateJson: serializeAgentState(state), expectedVersion };
+  const write = checkWriteOptions(options);
+  return { key, stateJson: serializeAgentState(state), ...write };
 }
 
 /**
@@ -158,9 +260,7 @@ function toJson(what: string, value: unknown): string {
 function checkOptionsObject(what: string, options: unknown): object {
   if (options === undefined) return {};
   if (typeof options !== 'object' || options === null || Array.isArray(options))
-    throw new InvalidInputError(
-      `${what} must be an object, got ${JSON.stringify(options) ?? String(options)}.`,
-    );
+    throw new InvalidInputError(`${what} must be an object, got ${describeValue(options)}.`);
   return options;
 }
 

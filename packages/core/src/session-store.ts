@@ -17,13 +17,47 @@ export interface SessionRecord {
 /** A session in a listing (without its state). */
 export type SessionSummary = Omit<SessionRecord, 'state'>;
 
+/** Options every store method takes. */
+export interface CallOptions {
+  /**
+   * Gives up waiting: the call rejects with the signal's reason. A write whose command already reached
+   * the backend may still take effect; reload to know.
+   */
+  signal?: AbortSignal;
+}
+
 /** Options of a write. */
-export interface WriteOptions {
+export interface WriteOptions extends CallOptions {
   /**
    * The version the writer loaded. The write fails with `VersionConflictError` when the stored version
    * differs (`0` means "must not exist yet"). Omit for last-writer-wins.
    */
   expectedVersion?: number;
+  /**
+   * The fencing token of the writer's lease ({@link LeaseGrant.token}). The write is accepted only while
+   * that lease is the session's current, unexpired one; otherwise it fails with `LeaseLostError` and
+   * writes nothing. A write without a token fails with `SessionBusyError` while anyone holds a lease.
+   */
+  leaseToken?: number;
+}
+
+/** Options of {@link SessionStore.acquireLease}. */
+export interface LeaseOptions extends CallOptions {
+  /** How long the lease lasts unless renewed, in ms (≥ 100). Default 30 000. */
+  ttlMs?: number;
+  /** Who holds it, for diagnostics (`SessionBusyError.owner`). Default: a random id. */
+  owner?: string;
+}
+
+/**
+ * A granted session lease. `token` is the fencing token: it only grows for a session (every grant gets a
+ * larger one than all before it), so a store can tell a stale holder from the current one.
+ */
+export interface LeaseGrant {
+  token: number;
+  owner: string;
+  /** When the lease ends unless renewed (ms since the epoch, by the store's clock). */
+  expiresAt: number;
 }
 
 /**
@@ -45,13 +79,27 @@ export interface WriteOptions {
  *   shared with the caller; records from `getSession` are always fresh.
  * - Every successful write increases `version` by one; with `expectedVersion` the check and the write are
  *   atomic (exactly one of several concurrent writers expecting the same version wins).
+ * - A write serialises the state and metadata before it returns control (before its first `await`), so the
+ *   caller may go on changing its objects while the write is in flight.
+ * - Leases: at most one holder per session at a time. A write under a lease (`leaseToken`) is fenced: it
+ *   takes effect only while that lease is current and unexpired, atomically with the check. A write
+ *   without a token while another holder's lease is live fails with `SessionBusyError`; a stale token
+ *   fails with `LeaseLostError`. Either way nothing is written.
+ * - `listSessions` never fails because of one bad record: records it cannot parse are left out of
+ *   `sessions` and named in `skipped`.
+ * - Every method takes an `AbortSignal` (`options.signal`) and rejects with its reason when aborted.
  */
 export interface SessionStore {
   /**
    * The record, or `null` when it does not exist. Throws `InvalidInputError` for a bad id and
    * `StoreDataError` for a corrupt record.
    */
-  getSession(userId: string, agentId: string, sessionId: string): Promise<SessionRecord | null>;
+  getSession(
+    userId: string,
+    agentId: string,
+    sessionId: string,
+    options?: CallOptions,
+  ): Promise<SessionRecord | null>;
   /**
    * Creates or updates a session (upsert). Fields given in `data` replace the stored ones; fields
    * omitted keep their stored value (`upsertSession(u, a, s)` on an existing session only bumps
@@ -82,14 +130,73 @@ export interface SessionStore {
   /**
    * The agent's sessions of a user, newest `createdAt` first, a page at a time: pass the returned
    * `cursor` back for the next page (`null` when there is none). Creating or deleting sessions between
-   * pages makes the later pages neither repeat nor skip the others. `limit` defaults to 50 (a store may cap it). Throws
-   * `InvalidInputError` for bad ids, a `limit` that is not a positive integer, or a foreign cursor.
+   * pages makes the later pages neither repeat nor skip the others. `limit` defaults to 50 (a store may
+   * cap it). Records that cannot be parsed are not listed but named in `skipped` (they count towards the
+   * page). Throws `InvalidInputError` for bad ids, a `limit` that is not a positive integer, or a foreign
+   * cursor.
    */
-  listSessions(
+  listSessions(userId: string, agentId: string, options?: ListOptions): Promise<SessionPage>;
+  /**
+   * Deletes the session; `false` when it did not exist. Throws `InvalidInputError` for a bad id and
+   * `SessionBusyError` / `LeaseLostError` as every write does. The lease (and its token count) survives,
+   * so a stale holder can never write into a session created again under the same id.
+   */
+  deleteSession(
     userId: string,
     agentId: string,
-    options?: { limit?: number; cursor?: string | null },
-  ): Promise<{ sessions: SessionSummary[]; cursor: string | null }>;
-  /** Deletes the session; `false` when it did not exist. Throws `InvalidInputError` for a bad id. */
-  deleteSession(userId: string, agentId: string, sessionId: string): Promise<boolean>;
+    sessionId: string,
+    options?: Omit<WriteOptions, 'expectedVersion'>,
+  ): Promise<boolean>;
+  /**
+   * Takes the session's lease for `ttlMs`: a grant with a fencing token larger than every earlier one.
+   * Throws `SessionBusyError` when another holder's lease is live. The session need not exist (a lease may
+   * guard its creation). Most callers use {@link SessionLease.acquire}, which renews and releases.
+   */
+  acquireLease(
+    userId: string,
+    agentId: string,
+    sessionId: string,
+    options?: LeaseOptions,
+  ): Promise<LeaseGrant>;
+  /**
+   * Extends a held lease by `ttlMs` from now (same token). Throws `LeaseLostError` when `token` is not the
+   * session's current, unexpired lease.
+   */
+  renewLease(
+    userId: string,
+    agentId: string,
+    sessionId: string,
+    token: number,
+    options?: Omit<LeaseOptions, 'owner'>,
+  ): Promise<LeaseGrant>;
+  /** Ends a held lease at once; `false` (and no change) when `token` is no longer the current lease. */
+  releaseLease(
+    userId: string,
+    agentId: string,
+    sessionId: string,
+    token: number,
+    options?: CallOptions,
+  ): Promise<boolean>;
+  /** The live lease of the session, or `null` when nobody holds one (never held, released or expired). */
+  getLease(
+    userId: string,
+    agentId: string,
+    sessionId: string,
+    options?: CallOptions,
+  ): Promise<LeaseGrant | null>;
+}
+
+/** Options of {@link SessionStore.listSessions}. */
+export interface ListOptions extends CallOptions {
+  limit?: number;
+  cursor?: string | null;
+}
+
+/** One page of {@link SessionStore.listSessions}. */
+export interface SessionPage {
+  sessions: SessionSummary[];
+  /** Pass back for the next page; `null` when there is none. */
+  cursor: string | null;
+  /** Records of this page that could not be parsed, with the reason (`StoreDataError`'s message). */
+  skipped: Array<{ sessionId: string; reason: string }>;
 }

@@ -1,5 +1,6 @@
 import type { GenerateContentResponse, GenerateContentResponseUsageMetadata, Part } from '@google/genai';
-import { ModelError, normalizeUsage, type ModelChunk, type ProviderData, type Usage } from '@agentkit/core';
+import { ModelError, type ModelChunk, type ProviderData, type Usage } from '@agentkit/core';
+import { normalizeUsage } from '@agentkit/core/model';
 import { stableToolCallId } from './stable-tool-call-id';
 import { SYNTHETIC_ID_KEY, THOUGHT_SIGNATURE_KEY } from './to-gemini-contents';
 

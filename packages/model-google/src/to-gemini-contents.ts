@@ -1,14 +1,6 @@
 import type { Content, Part } from '@google/genai';
-import {
-  toProviderTurns,
-  type DataBlock,
-  type Msg,
-  type ProviderData,
-  type TextBlock,
-  type ThinkingBlock,
-  type ToolCallBlock,
-  type ToolResultBlock,
-} from '@agentkit/core';
+import { type DataBlock, type Msg, type ProviderData, type TextBlock, type ThinkingBlock, type ToolCallBlock, type ToolResultBlock } from '@agentkit/core';
+import { toProviderTurns } from '@agentkit/core/model';
 
 /** `providerData` key holding a Gemini part's thought signature. */
 export const THOUGHT_SIGNATURE_KEY = 'thoughtSignature';

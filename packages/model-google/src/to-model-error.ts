@@ -1,4 +1,5 @@
-import { classifyError, errorTypeFromStatus, genericMessage, ModelError } from '@agentkit/core';
+import { classifyError, ModelError } from '@agentkit/core';
+import { errorTypeFromStatus, genericMessage } from '@agentkit/core/model';
 
 interface GoogleErrorBody {
   code?: unknown;

@@ -1,12 +1,5 @@
-import {
-  type DataBlock,
-  type ModelRequest,
-  type ProviderTurn,
-  type TextBlock,
-  type ToolChoice,
-  type ToolResultBlock,
-  toProviderTurns,
-} from '@agentkit/core';
+import { type DataBlock, type ModelRequest, type TextBlock, type ToolChoice, type ToolResultBlock } from '@agentkit/core';
+import { type ProviderTurn, toProviderTurns } from '@agentkit/core/model';
 import type {
   ChatCompletionAssistantMessageParam,
   ChatCompletionContentPart,

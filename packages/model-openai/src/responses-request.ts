@@ -1,11 +1,5 @@
-import {
-  type DataBlock,
-  type ModelRequest,
-  type ProviderTurn,
-  type TextBlock,
-  type ToolChoice,
-  toProviderTurns,
-} from '@agentkit/core';
+import { type DataBlock, type ModelRequest, type TextBlock, type ToolChoice } from '@agentkit/core';
+import { type ProviderTurn, toProviderTurns } from '@agentkit/core/model';
 import type {
   FunctionTool,
   ResponseCreateParamsStreaming,

@@ -1,4 +1,5 @@
-import { type ModelChunk, ModelError, type Usage, genericMessage } from '@agentkit/core';
+import { type ModelChunk, ModelError, type Usage } from '@agentkit/core';
+import { genericMessage } from '@agentkit/core/model';
 import type { ResponseStreamEvent } from 'openai/resources/responses/responses';
 import { throwIfWithheld } from './chat-stream';
 import { openaiData } from './provider-data';

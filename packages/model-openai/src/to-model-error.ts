@@ -1,4 +1,5 @@
-import { type ErrorType, ModelError, errorTypeFromStatus, genericMessage } from '@agentkit/core';
+import { type ErrorType, ModelError } from '@agentkit/core';
+import { errorTypeFromStatus, genericMessage } from '@agentkit/core/model';
 import { APIConnectionError, APIError } from 'openai';
 
 /** What {@link toModelError} needs besides the error. */

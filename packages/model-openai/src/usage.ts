@@ -1,4 +1,5 @@
-import { type Usage, normalizeUsage } from '@agentkit/core';
+import { type Usage } from '@agentkit/core';
+import { normalizeUsage } from '@agentkit/core/model';
 import type { CompletionUsage } from 'openai/resources/completions';
 import type { ResponseUsage } from 'openai/resources/responses/responses';
 

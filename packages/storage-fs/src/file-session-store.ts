@@ -1,27 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, readdir, rename, unlink } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
-import {
-  type AgentState,
-  AgentkitError,
-  ConfigError,
-  type JSONObject,
-  type SessionKey,
-  SessionNotFoundError,
-  type SessionRecord,
-  type SessionStore,
-  type SessionSummary,
-  StoreConnectionError,
-  type WriteOptions,
-  checkExpectedVersion,
-  checkListOptions,
-  checkSessionKey,
-  checkUpdateArgs,
-  checkUpsertArgs,
-  createAgentState,
-  nextSessionSummary,
-  pageSessionSummaries,
-} from '@agentkit/core';
+import { type AgentState, AgentkitError, ConfigError, type JSONObject, type SessionKey, SessionNotFoundError, type SessionRecord, type SessionStore, type SessionSummary, StoreConnectionError, type WriteOptions, createAgentState } from '@agentkit/core';
+import { checkExpectedVersion, checkListOptions, checkSessionKey, checkUpdateArgs, checkUpsertArgs, nextSessionSummary, pageSessionSummaries } from '@agentkit/core/store';
 import { withFileLock } from './file-lock';
 import { RECORD_SUFFIX, fileSegment } from './file-names';
 import { formatRecordFile, parseRecordFile, parseSummaryFile, parseSummaryLine } from './record-file';

@@ -1,11 +1,5 @@
-import {
-  type SessionKey,
-  type SessionRecord,
-  type SessionSummary,
-  StoreDataError,
-  parseStoredState,
-  parseStoredSummary,
-} from '@agentkit/core';
+import { type SessionKey, type SessionRecord, type SessionSummary, StoreDataError } from '@agentkit/core';
+import { parseStoredState, parseStoredSummary } from '@agentkit/core/store';
 
 const HEAD = '{"record":';
 const STATE = '"state":';

@@ -1,25 +1,5 @@
-import {
-  type AgentState,
-  ConfigError,
-  type JSONObject,
-  type SessionKey,
-  SessionNotFoundError,
-  type SessionRecord,
-  type SessionStore,
-  type SessionSummary,
-  StoreConnectionError,
-  StoreDataError,
-  VersionConflictError,
-  type WriteOptions,
-  checkListOptions,
-  checkSessionKey,
-  checkUpdateArgs,
-  checkUpsertArgs,
-  createAgentState,
-  invalidCursor,
-  parseStoredState,
-  parseStoredSummary,
-} from '@agentkit/core';
+import { type AgentState, ConfigError, type JSONObject, type SessionKey, SessionNotFoundError, type SessionRecord, type SessionStore, type SessionSummary, StoreConnectionError, StoreDataError, VersionConflictError, type WriteOptions, createAgentState } from '@agentkit/core';
+import { checkListOptions, checkSessionKey, checkUpdateArgs, checkUpsertArgs, invalidCursor, parseStoredState, parseStoredSummary } from '@agentkit/core/store';
 import { type Cluster, Redis, type RedisOptions } from 'ioredis';
 import { DELETE, LIST, LOAD_AND_TOUCH, type LuaScript, SAVE } from './lua-scripts';
 import { toStoreError } from './redis-errors';

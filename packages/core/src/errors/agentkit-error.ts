@@ -14,6 +14,8 @@ export type AgentkitErrorCode =
   | 'VERSION_CONFLICT'
   | 'STORE_DATA'
   | 'STORE_CONNECTION'
+  | 'SESSION_BUSY'
+  | 'LEASE_LOST'
   | (string & {});
 
 /**

@@ -56,3 +56,45 @@ export class StoreConnectionError extends AgentkitError {
     super('STORE_CONNECTION', message, options);
   }
 }
+
+/**
+ * Another holder has the session's lease: nothing ran and nothing was written. Retry after `expiresAt`,
+ * or wait for the holder to finish (a running reply).
+ */
+export class SessionBusyError extends AgentkitError {
+  /** The leased session. */
+  readonly session: SessionKey;
+  /** Who holds the lease (as it said when acquiring), when the store knows. */
+  readonly owner: string | null;
+  /** When the holder's lease ends unless renewed (ms since the epoch, store clock), when known. */
+  readonly expiresAt: number | null;
+  constructor(session: SessionKey, owner: string | null = null, expiresAt: number | null = null) {
+    super(
+      'SESSION_BUSY',
+      `The ${describe(session)} is busy: ${owner === null ? 'another holder' : `'${owner}'`} has its lease (one reply at a time per session).`,
+    );
+    this.session = session;
+    this.owner = owner;
+    this.expiresAt = expiresAt;
+  }
+}
+
+/**
+ * A lease is no longer the session's current one (it expired, was released, or another holder took the
+ * session over): the operation was refused and nothing was written. Stop working on the session; its
+ * stored state is whatever the current holder saved.
+ */
+export class LeaseLostError extends AgentkitError {
+  /** The session. */
+  readonly session: SessionKey;
+  /** The token that is no longer current. */
+  readonly token: number;
+  constructor(session: SessionKey, token: number, reason = 'it expired or was taken over') {
+    super(
+      'LEASE_LOST',
+      `The lease ${token} of the ${describe(session)} is no longer held (${reason}); nothing was written.`,
+    );
+    this.session = session;
+    this.token = token;
+  }
+}

@@ -1,5 +1,5 @@
 import type { ChatModel, ModelChunk, ModelRequest, TokenCountInput } from '../model';
-import { sleep } from '../open-model-stream';
+import { sleep } from '../sleep';
 import { normalizeUsage, type Usage } from '../usage';
 
 /**

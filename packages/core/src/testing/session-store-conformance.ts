@@ -371,7 +371,11 @@ const cases: Record<string, (store: SessionStore) => Promise<void>> = {
   },
 
   'listSessions: an unknown user or agent has no sessions': async (store) => {
-    assert.deepEqual(await store.listSessions('nobody', 'nothing'), { sessions: [], cursor: null });
+    assert.deepEqual(await store.listSessions('nobody', 'nothing'), {
+      sessions: [],
+      cursor: null,
+      skipped: [],
+    });
   },
 
   'listSessions returns summaries newest first and pages through all of them with the cursor': async (
@@ -594,5 +598,205 @@ const cases: Record<string, (store: SessionStore) => Promise<void>> = {
     await rejectsWith(store.updateSessionState(U, A, 's1', circular), 'INVALID_INPUT', 'circular state');
     assert.deepEqual(await store.getSession(U, A, 's1'), created);
     assert.equal(await store.getSession(U, A, 's2'), null);
+  },
+
+  'listSessions returns an empty skipped list when every record is good': async (store) => {
+    await store.upsertSession(U, A, 's1');
+    const page = await store.listSessions(U, A);
+    assert.deepEqual(page.skipped, []);
+    assert.deepEqual(
+      page.sessions.map((x) => x.sessionId),
+      ['s1'],
+    );
+  },
+
+  'acquireLease grants a positive token; a second holder gets SessionBusyError naming the owner': async (
+    store,
+  ) => {
+    const grant = await store.acquireLease(U, A, 's1', { ttlMs: 5_000, owner: 'worker-a' });
+    assert.ok(Number.isSafeInteger(grant.token) && grant.token >= 1, 'token is a positive integer');
+    assert.equal(grant.owner, 'worker-a');
+    assert.ok(grant.expiresAt > Date.now() + 3_000, 'expiresAt lies about ttlMs ahead');
+    const busy = (await rejectsWith(
+      store.acquireLease(U, A, 's1', { owner: 'worker-b' }),
+      'SESSION_BUSY',
+      'second acquire',
+    )) as { owner: string | null; expiresAt: number | null };
+    assert.equal(busy.owner, 'worker-a');
+    assert.equal(busy.expiresAt, grant.expiresAt);
+    assert.deepEqual(await store.getLease(U, A, 's1'), grant);
+    // Other sessions are not affected.
+    const other = await store.acquireLease(U, A, 's2');
+    assert.ok(other.token >= 1);
+  },
+
+  'lease tokens only grow: release then acquire again, and after a delete': async (store) => {
+    const first = await store.acquireLease(U, A, 's1');
+    assert.equal(await store.releaseLease(U, A, 's1', first.token), true);
+    assert.equal(await store.releaseLease(U, A, 's1', first.token), false, 'a second release is a no-op');
+    assert.equal(await store.getLease(U, A, 's1'), null);
+    const second = await store.acquireLease(U, A, 's1');
+    assert.ok(second.token > first.token, 'a later grant has a larger token');
+    await store.upsertSession(U, A, 's1', { leaseToken: second.token });
+    assert.equal(await store.deleteSession(U, A, 's1', { leaseToken: second.token }), true);
+    await store.releaseLease(U, A, 's1', second.token);
+    const third = await store.acquireLease(U, A, 's1');
+    assert.ok(third.token > second.token, 'deleting the session does not reset the tokens');
+    await rejectsWith(
+      store.upsertSession(U, A, 's1', { leaseToken: second.token }),
+      'LEASE_LOST',
+      'a stale token after delete and re-acquire',
+    );
+    assert.equal(await store.getSession(U, A, 's1'), null, 'nothing was written');
+  },
+
+  'writes under the current lease succeed; without a token while it is held they are refused': async (
+    store,
+  ) => {
+    const created = await store.upsertSession(U, A, 's1', { state: pausedAgentState('s1') });
+    const { token } = await store.acquireLease(U, A, 's1');
+    const saved = await store.updateSessionState(U, A, 's1', pausedAgentState('s1', 'leased'), {
+      leaseToken: token,
+    });
+    assert.equal(saved.version, created.version + 1);
+    const withMeta = await store.upsertSession(U, A, 's1', { metadata: { t: 1 }, leaseToken: token });
+    assert.equal(withMeta.version, created.version + 2);
+    await rejectsWith(
+      store.updateSessionState(U, A, 's1', pausedAgentState('s1', 'intruder')),
+      'SESSION_BUSY',
+      'update without a token',
+    );
+    await rejectsWith(
+      store.upsertSession(U, A, 's1', { metadata: { t: 2 } }),
+      'SESSION_BUSY',
+      'upsert without a token',
+    );
+    await rejectsWith(store.deleteSession(U, A, 's1'), 'SESSION_BUSY', 'delete without a token');
+    await rejectsWith(
+      store.updateSessionState(U, A, 's1', pausedAgentState('s1', 'forged'), { leaseToken: token + 1 }),
+      'LEASE_LOST',
+      'update with a token that was never granted',
+    );
+    const stored = await store.getSession(U, A, 's1');
+    assert.equal(stored?.version, withMeta.version, 'refused writes wrote nothing');
+    assert.deepEqual(stored?.metadata, { t: 1 });
+    assert.deepEqual(stored?.state.context, pausedAgentState('s1', 'leased').context);
+    await store.releaseLease(U, A, 's1', token);
+    const after = await store.updateSessionState(U, A, 's1', pausedAgentState('s1'));
+    assert.equal(after.version, withMeta.version + 1, 'unleased writes work again after the release');
+  },
+
+  'an expired lease can be taken over; the stale holder can no longer write, renew or release': async (
+    store,
+  ) => {
+    await store.upsertSession(U, A, 's1', { state: pausedAgentState('s1') });
+    const stale = await store.acquireLease(U, A, 's1', { ttlMs: 150, owner: 'stalled' });
+    await sleep(300);
+    assert.equal(await store.getLease(U, A, 's1'), null, 'an expired lease is not reported');
+    // Expired but not yet taken over: the stale holder's write is still refused.
+    await rejectsWith(
+      store.updateSessionState(U, A, 's1', pausedAgentState('s1', 'late'), { leaseToken: stale.token }),
+      'LEASE_LOST',
+      'write under an expired lease',
+    );
+    const next = await store.acquireLease(U, A, 's1', { owner: 'taker' });
+    assert.ok(next.token > stale.token);
+    const saved = await store.updateSessionState(U, A, 's1', pausedAgentState('s1', 'taker'), {
+      leaseToken: next.token,
+    });
+    await rejectsWith(
+      store.updateSessionState(U, A, 's1', pausedAgentState('s1', 'stale'), { leaseToken: stale.token }),
+      'LEASE_LOST',
+      'write of the stale holder',
+    );
+    await rejectsWith(store.renewLease(U, A, 's1', stale.token), 'LEASE_LOST', 'renew of the stale holder');
+    assert.equal(await store.releaseLease(U, A, 's1', stale.token), false, 'release of the stale holder');
+    const stored = await store.getSession(U, A, 's1');
+    assert.equal(stored?.version, saved.version, "the taker's save stands");
+    assert.deepEqual(stored?.state.context, pausedAgentState('s1', 'taker').context);
+    assert.equal((await store.getLease(U, A, 's1'))?.owner, 'taker', 'the taker still holds it');
+  },
+
+  'renewLease keeps a lease alive past its first ttl': async (store) => {
+    const grant = await store.acquireLease(U, A, 's1', { ttlMs: 300 });
+    await sleep(150);
+    const renewed = await store.renewLease(U, A, 's1', grant.token, { ttlMs: 300 });
+    assert.equal(renewed.token, grant.token);
+    assert.ok(renewed.expiresAt > grant.expiresAt, 'the end moves forward');
+    await sleep(200); // 350 ms after the grant: past the first ttl, within the renewed one
+    assert.equal((await store.getLease(U, A, 's1'))?.token, grant.token);
+    await rejectsWith(store.acquireLease(U, A, 's1'), 'SESSION_BUSY', 'still held after renewal');
+    const created = await store.upsertSession(U, A, 's1', { leaseToken: grant.token });
+    assert.equal(created.version, 1, 'a lease may guard the creation of its session');
+  },
+
+  'of many concurrent acquirers exactly one gets the lease': async (store) => {
+    const results = await Promise.allSettled(
+      Array.from({ length: 12 }, (_, i) => store.acquireLease(U, A, 's1', { owner: `w${i}` })),
+    );
+    const granted = results.filter((r) => r.status === 'fulfilled');
+    assert.equal(granted.length, 1, 'exactly one grant');
+    for (const r of results)
+      if (r.status === 'rejected')
+        assert.equal((r.reason as { code?: string }).code, 'SESSION_BUSY', 'the others are busy');
+  },
+
+  'bad lease arguments are rejected with a typed error and change nothing': async (store) => {
+    for (const ttlMs of [0, 5, -1, 1.5, Number.NaN, '1000', 10 ** 12])
+      await rejectsWith(
+        store.acquireLease(U, A, 's1', { ttlMs: ttlMs as number }),
+        'INVALID_INPUT',
+        `ttlMs ${String(ttlMs)}`,
+      );
+    for (const owner of ['', 7, 'x'.repeat(201)])
+      await rejectsWith(
+        store.acquireLease(U, A, 's1', { owner: owner as string }),
+        'INVALID_INPUT',
+        `owner ${JSON.stringify(owner)}`,
+      );
+    for (const token of [0, -1, 1.5, '1', null, 2 ** 60]) {
+      await rejectsWith(
+        store.renewLease(U, A, 's1', token as number),
+        'INVALID_INPUT',
+        `renew token ${String(token)}`,
+      );
+      await rejectsWith(
+        store.upsertSession(U, A, 's1', { leaseToken: token as number }),
+        'INVALID_INPUT',
+        `write token ${String(token)}`,
+      );
+    }
+    await rejectsWith(store.acquireLease('', A, 's1'), 'INVALID_INPUT', 'bad id');
+    assert.equal(await store.getLease(U, A, 's1'), null, 'no lease was taken');
+    assert.equal(await store.getSession(U, A, 's1'), null, 'nothing was written');
+  },
+
+  'every method rejects with the reason of an aborted signal and writes nothing': async (store) => {
+    const controller = new AbortController();
+    const reason = new Error('caller gave up');
+    controller.abort(reason);
+    const signal = controller.signal;
+    const calls: Array<[string, () => Promise<unknown>]> = [
+      ['getSession', () => store.getSession(U, A, 's1', { signal })],
+      ['upsertSession', () => store.upsertSession(U, A, 's1', { signal })],
+      ['updateSessionState', () => store.updateSessionState(U, A, 's1', pausedAgentState('s1'), { signal })],
+      ['listSessions', () => store.listSessions(U, A, { signal })],
+      ['deleteSession', () => store.deleteSession(U, A, 's1', { signal })],
+      ['acquireLease', () => store.acquireLease(U, A, 's1', { signal })],
+      ['renewLease', () => store.renewLease(U, A, 's1', 1, { signal })],
+      ['releaseLease', () => store.releaseLease(U, A, 's1', 1, { signal })],
+      ['getLease', () => store.getLease(U, A, 's1', { signal })],
+    ];
+    for (const [name, call] of calls) {
+      let error: unknown;
+      try {
+        await call();
+      } catch (e) {
+        error = e;
+      }
+      assert.equal(error, reason, `${name} rejects with the signal's reason`);
+    }
+    assert.equal(await store.getSession(U, A, 's1'), null);
+    assert.equal(await store.getLease(U, A, 's1'), null);
   },
 };

@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { StoreConnectionError } from './errors/store-errors';
+import { InMemorySessionStore } from './in-memory-session-store';
+import { SessionLease } from './session-lease';
+import type { SessionStore } from './session-store';
+import { sleep } from './sleep';
+
+const key = { userId: 'u', agentId: 'a', sessionId: 's' };
+
+describe('SessionLease', () => {
+  it('renews itself while held, so no one else gets the session', async () => {
+    const store = new InMemorySessionStore();
+    const lease = await SessionLease.acquire(store, key, { ttlMs: 150, owner: 'me' });
+    await sleep(500);
+    expect(lease.held).toBe(true);
+    expect(lease.signal.aborted).toBe(false);
+    await expect(store.acquireLease('u', 'a', 's')).rejects.toMatchObject({
+      code: 'SESSION_BUSY',
+      owner: 'me',
+    });
+    await lease.release();
+    expect(lease.held).toBe(false);
+    expect(await store.getLease('u', 'a', 's')).toBeNull();
+  });
+
+  it('aborts its signal with LeaseLostError when another holder took over', async () => {
+    const store = new InMemorySessionStore();
+    const lease = await SessionLease.acquire(store, key, { ttlMs: 120, autoRenew: false });
+    await sleep(200);
+    const taker = await store.acquireLease('u', 'a', 's');
+    await expect(lease.renew()).rejects.toMatchObject({ code: 'LEASE_LOST' });
+    expect(lease.signal.aborted).toBe(true);
+    expect(lease.signal.reason).toMatchObject({ code: 'LEASE_LOST', token: lease.token });
+    expect(lease.held).toBe(false);
+    // A release of a lost lease does not touch the taker's.
+    await lease.release();
+    expect((await store.getLease('u', 'a', 's'))?.token).toBe(taker.token);
+  });
+
+  it('is lost once an unreachable store kept it from renewing until it would have ended', async () => {
+    const store = new InMemorySessionStore();
+    let down = false;
+    const flaky: SessionStore = Object.create(store);
+    flaky.renewLease = (...args) =>
+      down ? Promise.reject(new StoreConnectionError('down')) : store.renewLease(...args);
+    const lease = await SessionLease.acquire(flaky, key, { ttlMs: 150 });
+    down = true;
+    await sleep(400);
+    expect(lease.signal.aborted).toBe(true);
+    expect(lease.signal.reason).toMatchObject({ code: 'LEASE_LOST' });
+  });
+
+  it('waits for a busy session with waitMs, and fails with SessionBusyError without it', async () => {
+    const store = new InMemorySessionStore();
+    const first = await SessionLease.acquire(store, key);
+    await expect(SessionLease.acquire(store, key)).rejects.toMatchObject({ code: 'SESSION_BUSY' });
+    setTimeout(() => void first.release(), 100);
+    const second = await SessionLease.acquire(store, key, { waitMs: 2_000 });
+    expect(second.token).toBeGreaterThan(first.token);
+    await second.release();
+  });
+
+  it('releases at the end of an `await using` scope and fences writes with its token', async () => {
+    const store = new InMemorySessionStore();
+    {
+      await using lease = await SessionLease.acquire(store, key);
+      await store.upsertSession('u', 'a', 's', lease.writeOptions());
+      await expect(store.upsertSession('u', 'a', 's')).rejects.toMatchObject({ code: 'SESSION_BUSY' });
+    }
+    expect(await store.getLease('u', 'a', 's')).toBeNull();
+    expect((await store.upsertSession('u', 'a', 's')).version).toBe(2);
+  });
+
+  it('rejects bad keys and options before touching the store', async () => {
+    const store = new InMemorySessionStore();
+    await expect(SessionLease.acquire(store, { ...key, userId: '' })).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+    });
+    await expect(SessionLease.acquire(store, key, { ttlMs: 1 })).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+    });
+    await expect(SessionLease.acquire(store, null as never)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    expect(await store.getLease('u', 'a', 's')).toBeNull();
+  });
+});
