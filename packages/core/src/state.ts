@@ -1,7 +1,9 @@
 import type { DataBlock, PermissionRule, TextBlock } from './blocks';
+import { checkAgentState } from './check-agent-state';
 import { StateError } from './errors/state-error';
 import { newId } from './ids';
 import type { JSONValue } from './json';
+import { jsonValueProblem } from './json-value-check';
 import type { Msg } from './msg';
 
 /**
@@ -73,20 +75,27 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
- * Loads a state from JSON text or a parsed value: checks its shape and schema version and migrates older
- * versions. Throws {@link StateError} with a precise reason when it is corrupt or incompatible.
- * The input is not mutated.
+ * Loads a state from JSON text or a parsed value: checks every part the reply loop relies on (messages,
+ * every block type and field, usage numbers, the summary, the reply position, permission rules, plugin
+ * slots as JSON) and the schema version, and migrates older versions. Throws {@link StateError} naming
+ * the first bad path when it is corrupt or incompatible — including values that are not JSON (functions,
+ * cycles, class instances) or nest deeper than `MAX_JSON_DEPTH` levels. A state that loads can be replied
+ * to. The input is not mutated.
  */
 export function parseAgentState(input: string | unknown): AgentState {
-  let value: unknown = input;
+  let value: unknown;
   if (typeof input === 'string') {
     try {
       value = JSON.parse(input);
     } catch (cause) {
       throw new StateError(`The agent state is not valid JSON: ${(cause as Error).message}`, { cause });
     }
+    const problem = jsonValueProblem(value, 'state', true);
+    if (problem) throw new StateError(`Invalid agent state: ${problem}.`);
   } else {
-    value = structuredClone(input);
+    const problem = jsonValueProblem(input, 'state');
+    if (problem) throw new StateError(`Invalid agent state: ${problem}.`);
+    value = JSON.parse(JSON.stringify(input));
   }
   if (!isObject(value)) throw new StateError('The agent state must be a JSON object.');
   const version = value.schemaVersion;
@@ -94,41 +103,6 @@ export function parseAgentState(input: string | unknown): AgentState {
     throw new StateError(
       `Unsupported agent state schemaVersion ${JSON.stringify(version)}; this version of @agentkit/core loads ${SUPPORTED_AGENT_STATE_VERSIONS.join(', ')}.`,
     );
-  const fail: (path: string, expected: string) => never = (path, expected) => {
-    throw new StateError(`Invalid agent state: '${path}' must be ${expected}.`);
-  };
-  if (typeof value.sessionId !== 'string' || value.sessionId === '') fail('sessionId', 'a non-empty string');
-  if (typeof value.summary !== 'string' && !Array.isArray(value.summary))
-    fail('summary', 'a string or an array of blocks');
-  if (!Array.isArray(value.context)) fail('context', 'an array of messages');
-  // Indexed loops: this runs over every message and block of every loaded session.
-  const context = value.context as unknown[];
-  for (let i = 0; i < context.length; i++) {
-    const msg = context[i];
-    if (!isObject(msg)) fail(`context[${i}]`, 'a message object');
-    if (typeof msg.id !== 'string') fail(`context[${i}].id`, 'a string');
-    if (msg.role !== 'user' && msg.role !== 'assistant' && msg.role !== 'system')
-      fail(`context[${i}].role`, "'user', 'assistant' or 'system'");
-    const content = msg.content;
-    if (!Array.isArray(content)) fail(`context[${i}].content`, 'an array of blocks');
-    for (let j = 0; j < content.length; j++) {
-      const block = content[j];
-      if (!isObject(block) || typeof block.type !== 'string')
-        fail(`context[${i}].content[${j}]`, 'a block with a type');
-    }
-  }
-  const reply = value.reply;
-  if (reply !== null) {
-    if (!isObject(reply)) fail('reply', 'null or an object');
-    if (typeof reply.id !== 'string') fail('reply.id', 'a string');
-    if (typeof reply.iteration !== 'number' || reply.iteration < 0) fail('reply.iteration', 'a number ≥ 0');
-    if (!isObject(reply.data)) fail('reply.data', 'an object');
-    if (reply.finish !== null && !isObject(reply.finish)) fail('reply.finish', 'null or an object');
-  }
-  const perms = value.permissions;
-  if (!isObject(perms)) fail('permissions', 'an object');
-  for (const k of ['allow', 'deny', 'ask'])
-    if (!Array.isArray(perms[k])) fail(`permissions.${k}`, 'an array of rules');
-  if (!isObject(value.plugins)) fail('plugins', 'an object');
+  checkAgentState(value);
   return value as unknown as AgentState;
 }
