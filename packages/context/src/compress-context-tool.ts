@@ -34,6 +34,7 @@ export function createCompressContextTool(
     description: COMPRESS_CONTEXT_DESCRIPTION,
     inputSchema: { type: 'object', properties: {}, additionalProperties: false },
     concurrencySafe: false,
+    idempotent: true, // changes only the state (and appends to the archive): safe to run again
     async execute(_input, ctx): Promise<ToolResult> {
       try {
         const done = await compress(ctx);

@@ -99,6 +99,7 @@ export type {
   WriteOptions,
 } from './session-store';
 export { SessionLease, type SessionLeaseOptions } from './session-lease';
+export { runSession, type RunSessionOptions, type SessionRunResult } from './run-session';
 export { isStandardSchema, type StandardJSONSchemaV1, type StandardSchemaV1 } from './standard-schema';
 export {
   AGENT_STATE_SCHEMA_VERSION,

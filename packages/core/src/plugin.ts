@@ -17,11 +17,16 @@ export interface Logger {
   error(message: string, ...rest: unknown[]): void;
 }
 
-/** What a reply was started with. */
+/**
+ * What a reply was started with: new messages, nothing (`continue`: a new reply on the context as it is),
+ * the answer to a pause (`resume`), or `recover`: an unfinished reply whose process stopped mid-reply
+ * continues from its last checkpoint (same reply id and reply data, like a resume).
+ */
 export type ReplyInput =
   | { kind: 'new'; messages: Msg[] }
   | { kind: 'continue' }
-  | { kind: 'resume'; event: InputEvent };
+  | { kind: 'resume'; event: InputEvent }
+  | { kind: 'recover' };
 
 /**
  * Per-reply options. Plugins read their own keys (e.g. `structuredSchema` for
@@ -30,6 +35,19 @@ export type ReplyInput =
 export interface ReplyOptions<S = unknown> {
   /** Aborting ends the reply as `interrupted`; running tools see the signal. */
   signal?: AbortSignal;
+  /**
+   * The id of a new reply (default: a fresh one). Must not be the id of a message in the context. Lets a
+   * caller recognise its reply after a crash: `runSession` uses it so a retried request never runs twice.
+   */
+  replyId?: string;
+  /**
+   * Makes the reply durable where side effects happen. Awaited after a tool call is marked started in the
+   * state and before a tool that is not `idempotent` runs — when it throws, the tool does not run and the
+   * reply ends with an error; started again (not awaited) once such a tool's result is recorded.
+   * `runSession` passes one that saves the state under the session's lease. The state is the live one:
+   * serialise it before returning control (the store contract does).
+   */
+  checkpoint?: (state: AgentState) => Promise<void>;
   /**
    * Ask this reply for a structured result (needs `@agentkit/structured-output`; without it the reply
    * fails with a `ConfigError`). Types `structuredOutput`.

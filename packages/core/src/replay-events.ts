@@ -150,6 +150,13 @@ export function applyEvent(
       const call = findCall(msg, event.toolCallId);
       if (call && call.state !== 'finished') call.state = 'allowed';
       if (call && event.input !== undefined) call.input = event.input;
+      const earlier = findResult(msg, event.toolCallId);
+      if (earlier?.state === 'running') {
+        // The call runs again (an idempotent tool whose process stopped): its result starts over.
+        earlier.output = [];
+        earlier.metadata = {};
+        break;
+      }
       c.push({
         type: 'tool_result',
         id: event.toolCallId,

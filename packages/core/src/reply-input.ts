@@ -56,6 +56,16 @@ export function awaitingCalls(msg: Msg | undefined): ToolCallBlock[] {
   );
 }
 
+/** True for a reply message left unfinished by a process that stopped (neither ended nor paused). */
+export function isUnfinished(msg: Msg | undefined): boolean {
+  return (
+    msg !== undefined &&
+    msg.role === 'assistant' &&
+    msg.finishedReason === null &&
+    awaitingCalls(msg).length === 0
+  );
+}
+
 /**
  * The tool calls a paused reply waits for: `asking` (needs the user's confirmation) and `submitted`
  * (needs an external result). Empty when the agent is not paused.

@@ -34,8 +34,16 @@ import type {
   ReplyOptions,
   ToolDecision,
 } from './plugin';
-import { type AgentInput, awaitingCalls, checkResume, findReplyMsg, normalizeInput } from './reply-input';
-import { ReplyPausedError, ResumeMismatchError } from './errors/input-errors';
+import {
+  type AgentInput,
+  awaitingCalls,
+  checkResume,
+  findReplyMsg,
+  isUnfinished,
+  normalizeInput,
+} from './reply-input';
+import { InvalidInputError, ReplyPausedError, ResumeMismatchError } from './errors/input-errors';
+import { Checkpointer } from './checkpointer';
 import { applyEvent } from './replay-events';
 import type { EventSink } from './reply-stream';
 import { pluginContext, type RunHandle, runPluginContext } from './plugin-context';
@@ -69,6 +77,9 @@ export interface AgentCore extends ModelPlan {
 }
 
 const INTERRUPTED_TEXT = '<system-reminder>The tool call has been interrupted by the user.</system-reminder>';
+/** A call that started but whose result was never recorded: its process stopped while it ran. */
+const UNCERTAIN_TEXT =
+  '<system-reminder>The tool call was interrupted before its result was recorded (the process running it stopped). It may or may not have taken effect: check before repeating it.</system-reminder>';
 const FAILED_TEXT =
   '<system-reminder>The tool call was not executed because the reply failed.</system-reminder>';
 const deniedText = (name: string) =>
@@ -111,6 +122,10 @@ export class ReplyRun implements RunHandle {
   private toolContexts: Map<Plugin<any>, PluginContext> | undefined;
   private nextHint: string | undefined;
   private nextToolChoice: ToolChoice | undefined;
+  /** Saves the state where side effects happen (`ReplyOptions.checkpoint`). */
+  private readonly checkpointer: Checkpointer | undefined;
+  /** Calls whose result this run started: any other running result is left by a process that stopped. */
+  private readonly startedHere = new Set<string>();
 
   constructor(
     private readonly core: AgentCore,
@@ -121,6 +136,8 @@ export class ReplyRun implements RunHandle {
     this.state = core.state;
     this.tools = core.tools;
     this.toolOwners = core.toolOwners;
+    const checkpoint = options.checkpoint;
+    if (checkpoint) this.checkpointer = new Checkpointer(() => checkpoint(this.state));
     const outer = options.signal;
     if (outer) {
       if (outer.aborted) this.controller.abort(outer.reason);
@@ -156,7 +173,8 @@ export class ReplyRun implements RunHandle {
       const msg = findReplyMsg(this.state);
       const awaiting = awaitingCalls(msg);
       if (event.type === 'USER_INTERRUPT') {
-        if (!msg || awaiting.length === 0) return msg ?? null; // nothing paused: a silent no-op
+        // Nothing paused or left unfinished: a silent no-op.
+        if (!msg || (awaiting.length === 0 && !isUnfinished(msg))) return msg ?? null;
         this.start(msg);
         return this.end('interrupted');
       }
@@ -165,11 +183,23 @@ export class ReplyRun implements RunHandle {
       checkResume(event, msg);
       this.start(msg);
       replyInput = { kind: 'resume', event };
+    } else if (normalized.messages.length === 0 && isUnfinished(findReplyMsg(this.state))) {
+      // The process running this reply stopped mid-reply: continue it from its last checkpoint.
+      this.start(findReplyMsg(this.state)!);
+      replyInput = { kind: 'recover' };
     } else {
-      const paused = awaitingCalls(findReplyMsg(this.state));
+      const current = findReplyMsg(this.state);
+      const paused = awaitingCalls(current);
       if (paused.length) throw new ReplyPausedError(paused.map((c) => c.id));
+      const replyId = this.options.replyId ?? newId();
+      if (this.options.replyId !== undefined) checkReplyId(replyId, this.state);
+      if (isUnfinished(current)) {
+        // New input after a reply whose process stopped: that reply ends as interrupted first.
+        this.start(current!);
+        await this.end('interrupted');
+        this.reset();
+      }
       this.state.context.push(...normalized.messages);
-      const replyId = newId();
       this.state.reply = { id: replyId, iteration: 0, data: {}, finish: null };
       this.start(createMsg({ role: 'assistant', name: this.core.name, content: [], id: replyId }));
       this.state.context.push(this.msg);
@@ -206,12 +236,40 @@ export class ReplyRun implements RunHandle {
         );
         if (outcome === 'interrupted') return this.end('interrupted');
       }
+      if (replyInput.kind === 'resume' || replyInput.kind === 'recover')
+        if ((await this.settleStaleCalls()) === 'interrupted') return this.end('interrupted');
       return await this.loop();
     } catch (error) {
       if (this.signal.aborted) return this.end('interrupted');
       this.core.logger.error(`agentkit: reply '${this.msg.id}' of agent '${this.core.name}' failed`, error);
       return this.end('error', classifyError(error));
     }
+  }
+
+  /**
+   * Calls a stopped process left running (started, result never recorded): an idempotent tool runs
+   * again; any other gets a result telling the model it may or may not have taken effect.
+   */
+  private async settleStaleCalls(): Promise<CallOutcome> {
+    for (const call of this.openCalls()) {
+      const result = resultOf(this.msg, call.id);
+      if (call.state !== 'allowed' || result?.state !== 'running' || this.startedHere.has(call.id)) continue;
+      if (this.tools.get(call.name)?.idempotent) {
+        if ((await this.executeCall(call, undefined)) === 'interrupted') return 'interrupted';
+        continue;
+      }
+      this.emitOutput(call.id, UNCERTAIN_TEXT);
+      await this.finishResult(call, 'interrupted', {});
+    }
+    return 'done';
+  }
+
+  /** Forgets the per-message bookkeeping after ending a stopped reply, before a new one starts. */
+  private reset(): void {
+    this.callIds = new Set();
+    this.startedHere.clear();
+    this.compressedBlocks.length = 0;
+    this.finalCandidate = false;
   }
 
   private async loop(): Promise<Msg> {
@@ -507,6 +565,7 @@ export class ReplyRun implements RunHandle {
         return 'paused';
       }
     }
+    this.startedHere.add(call.id);
     this.emit({
       type: 'TOOL_RESULT_START',
       replyId,
@@ -522,6 +581,9 @@ export class ReplyRun implements RunHandle {
       });
       return 'paused';
     }
+    // The call is now marked started in the state: make that durable before a side effect can happen.
+    const durable = this.checkpointer !== undefined && tool?.idempotent !== true;
+    if (durable) await this.checkpointer!.save();
     let state: ToolResultState = 'success';
     let metadata: JSONObject = {};
     try {
@@ -548,6 +610,7 @@ export class ReplyRun implements RunHandle {
     }
     if (this.signal.aborted) state = 'interrupted';
     await this.finishResult(call, state, metadata);
+    if (durable) this.checkpointer!.saveSoon();
     return state === 'interrupted' ? 'interrupted' : 'done';
   }
 
@@ -702,6 +765,8 @@ export class ReplyRun implements RunHandle {
   }
 
   private async pause(awaiting: ToolCallBlock[]): Promise<Msg> {
+    // No checkpoint may land after the caller's own save of the paused state.
+    await this.checkpointer?.settle();
     // The paused message keeps changing when the reply resumes: hand out a snapshot.
     const msg = JSON.parse(JSON.stringify(this.msg)) as Msg;
     await this.observe('onPause', (plugin) => ({ ctx: this.ctx(plugin), message: msg, awaiting }));
@@ -720,14 +785,19 @@ export class ReplyRun implements RunHandle {
 
   /** Ends the reply: closes unanswered calls (interrupt/error), emits REPLY_END, runs observers. */
   private async end(reason: ReplyFinishedReason, error: ErrorInfo | null = null): Promise<Msg> {
+    // No checkpoint may land after the caller's own save of the ended reply.
+    await this.checkpointer?.settle();
     const replyId = this.msg.id;
     if (reason === 'interrupted' || reason === 'error') {
       for (const call of this.msg.content.filter(
         (b): b is ToolCallBlock => b.type === 'tool_call' && b.state !== 'finished',
       )) {
-        if (!resultOf(this.msg, call.id))
+        const result = resultOf(this.msg, call.id);
+        if (!result)
           this.emit({ type: 'TOOL_RESULT_START', replyId, toolCallId: call.id, toolCallName: call.name });
-        const text = reason === 'interrupted' ? INTERRUPTED_TEXT : FAILED_TEXT;
+        const stale =
+          call.state === 'allowed' && result?.state === 'running' && !this.startedHere.has(call.id);
+        const text = stale ? UNCERTAIN_TEXT : reason === 'interrupted' ? INTERRUPTED_TEXT : FAILED_TEXT;
         this.emit({ type: 'TOOL_RESULT_TEXT_DELTA', replyId, toolCallId: call.id, delta: text });
         this.emit({
           type: 'TOOL_RESULT_END',
@@ -868,6 +938,15 @@ export class ReplyRun implements RunHandle {
       state.context.push(this.msg);
     }
   }
+}
+
+/** Throws `InvalidInputError` unless `id` can name a new reply (a non-empty string no message uses). */
+function checkReplyId(id: unknown, state: AgentState): void {
+  if (typeof id !== 'string' || id === '' || id.length > 256)
+    throw new InvalidInputError('The replyId option must be a string of 1 to 256 characters.');
+  for (const m of state.context)
+    if (m.id === id)
+      throw new InvalidInputError(`The replyId '${id}' is already the id of a message in the context.`);
 }
 
 /** Reply options core types for plugins; each must be read by an installed plugin. */

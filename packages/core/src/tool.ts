@@ -69,6 +69,14 @@ export interface Tool<I = any> {
   /** Executed by the caller: the reply pauses with `REQUIRE_EXTERNAL_EXECUTION`. */
   external?: boolean;
   /**
+   * Running it twice has the same effect as once (a read, a lookup, a change only to the agent's own
+   * state). Default `false`. A reply checkpoints before and after every other tool (see
+   * `ReplyOptions.checkpoint`), and when a process died while such a tool ran, the recovered reply tells
+   * the model the call may or may not have taken effect instead of running it again; an idempotent tool
+   * is simply run again.
+   */
+  idempotent?: boolean;
+  /**
    * Whether a permission rule's `ruleContent` covers this input (e.g. a command prefix, a path glob).
    * Default: the rule content equals the input's canonical JSON (sorted keys), i.e. exactly that input.
    */

@@ -43,6 +43,7 @@ export function createGenerateStructuredOutputTool(
     inputSchema: withoutDialect,
     jsonSchema: withoutDialect,
     concurrencySafe: true,
+    idempotent: true, // validates and records the result in the state only
     needsConfirmation: false,
     async execute(input, ctx): Promise<string | ToolResult> {
       const result = liveSchema

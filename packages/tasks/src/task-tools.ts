@@ -87,6 +87,7 @@ export const taskCreateTool: Tool<TaskCreateInput> = defineTool<TaskCreateInput>
   ].join('\n'),
   inputSchema: taskCreateSchema,
   concurrencySafe: true,
+  idempotent: true, // changes only the task list in the state: a recovered reply may run it again
   execute: (input, ctx) => run(ctx, (state) => createTask(state, input)),
 });
 
@@ -102,6 +103,7 @@ export const taskGetTool: Tool<{ task_id: string }> = defineTool<{ task_id: stri
   ].join('\n'),
   inputSchema: taskIdSchema,
   concurrencySafe: true,
+  idempotent: true, // changes only the task list in the state: a recovered reply may run it again
   execute: (input, ctx) => run(ctx, (state) => getTask(state, input.task_id)),
 });
 
@@ -117,6 +119,7 @@ export const taskListTool: Tool<Record<string, never>> = defineTool<Record<strin
   ].join('\n'),
   inputSchema: { type: 'object', properties: {}, additionalProperties: false },
   concurrencySafe: true,
+  idempotent: true, // changes only the task list in the state: a recovered reply may run it again
   execute: (_input, ctx) => run(ctx, (state) => listTasks(state)),
 });
 
@@ -140,6 +143,7 @@ export const taskUpdateTool: Tool<TaskUpdateInput> = defineTool<TaskUpdateInput>
   ].join('\n'),
   inputSchema: taskUpdateSchema,
   concurrencySafe: true,
+  idempotent: true, // changes only the task list in the state: a recovered reply may run it again
   execute: (input, ctx) => run(ctx, (state) => updateTask(state, input)),
 });
 
