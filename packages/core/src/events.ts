@@ -9,7 +9,7 @@ import type {
 } from './blocks';
 import type { ErrorInfo } from './error-info';
 import type { JSONObject } from './json';
-import type { ReplyFinishedReason } from './msg';
+import type { Msg, ReplyFinishedReason } from './msg';
 import type { Usage } from './usage';
 
 // Events are plain JSON. Lifecycle events carry a timestamp; per-delta events carry only what they
@@ -34,6 +34,18 @@ export interface ReplyEndEvent {
   finishedReason: ReplyFinishedReason;
   error: ErrorInfo | null;
   structuredOutput: unknown;
+  createdAt: string;
+}
+
+/**
+ * A reply whose process stopped continues from its last checkpoint (`reply(null)` on a stopped reply):
+ * `message` is the reply as checkpointed. A client drops what it built from earlier events of this reply
+ * (a stopped process may have streamed more than it checkpointed) and continues from this message.
+ */
+export interface ReplySnapshotEvent {
+  type: 'REPLY_SNAPSHOT';
+  replyId: string;
+  message: Msg;
   createdAt: string;
 }
 
@@ -260,6 +272,7 @@ export type InputEvent = UserConfirmResultEvent | ExternalExecutionResultEvent |
 export type AgentEvent =
   | ReplyStartEvent
   | ReplyEndEvent
+  | ReplySnapshotEvent
   | ModelCallStartEvent
   | ModelCallEndEvent
   | TextBlockStartEvent

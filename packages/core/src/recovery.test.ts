@@ -129,6 +129,7 @@ describe('a reply whose process stopped', () => {
     expect(msg.id).toBe(checkpointed.id);
     expect(msg.finishedReason).toBe('completed');
     expect(events.some((e) => e.type === 'REPLY_START')).toBe(false);
+    expect(events[0]).toMatchObject({ type: 'REPLY_SNAPSHOT', replyId: checkpointed.id, message: checkpointed });
     const result = getBlocks(msg, 'tool_result')[0]!;
     expect(result.state).toBe('interrupted');
     expect(JSON.stringify(result.output)).toMatch(/may or may not have taken effect/);
@@ -136,8 +137,9 @@ describe('a reply whose process stopped', () => {
     expect(msg.usage?.outputTokens).toBe(12); // usage of the first process's call is kept
     // The model saw the uncertain result.
     expect(JSON.stringify(model2.requests[0]!.messages)).toMatch(/may or may not have taken effect/);
-    // Replaying the recovery's events onto the checkpointed message gives the final message.
+    // Replaying the recovery's events gives the final message, whatever a client had built before.
     expect(replayEvents(events, checkpointed)).toEqual(msg);
+    expect(replayEvents(events, null)).toEqual(msg);
   });
 
   it('runs an idempotent tool again, its result starting over', async () => {

@@ -35,8 +35,9 @@ function appendResultText(output: Array<TextBlock | DataBlock>, callId: string, 
 
 /**
  * Applies one event (or input event) to a reply message and returns it — the reducer UIs and services use
- * to rebuild a reply from its stream. `REPLY_START` creates the message (pass `null` before it); a resumed
- * reply continues from the persisted paused message. Replaying a reply's whole stream (plus the input
+ * to rebuild a reply from its stream. `REPLY_START` creates the message (pass `null` before it), and
+ * `REPLY_SNAPSHOT` replaces it with the checkpoint a recovered reply continues from; a resumed reply
+ * continues from the persisted paused message. Replaying a reply's whole stream (plus the input
  * events that resumed it) yields the message the agent persisted. Events of another reply and deltas of
  * unknown blocks are skipped, never thrown.
  */
@@ -60,6 +61,7 @@ export function applyEvent(
       error: null,
     };
   }
+  if (event.type === 'REPLY_SNAPSHOT') return structuredClone(event.message);
   if (!msg) {
     warn('event before REPLY_START', event);
     return msg;

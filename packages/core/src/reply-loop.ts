@@ -187,6 +187,12 @@ export class ReplyRun implements RunHandle {
       // The process running this reply stopped mid-reply: continue it from its last checkpoint.
       this.start(findReplyMsg(this.state)!);
       replyInput = { kind: 'recover' };
+      this.send({
+        type: 'REPLY_SNAPSHOT',
+        replyId: this.msg.id,
+        message: structuredClone(this.msg),
+        createdAt: now(),
+      });
     } else {
       const current = findReplyMsg(this.state);
       const paused = awaitingCalls(current);
