@@ -1,0 +1,154 @@
+import type { SessionKey } from '@agentkit/core';
+import type { EventLog, LogEntry, LogEvent } from './event-log';
+import { compareLogIds, formatLogId, type LogId, parseLogId } from './log-ids';
+
+/** Options of {@link InMemoryEventLog}. */
+export interface InMemoryEventLogOptions {
+  /** Entries kept per session (the oldest are dropped). Default 10 000. */
+  maxEntriesPerSession?: number;
+  /** Sessions kept (the least recently written are dropped). Default 10 000. */
+  maxSessions?: number;
+}
+
+interface SessionLog {
+  entries: Array<LogEntry & { at: LogId }>;
+  waiters: Set<() => void>;
+}
+
+/**
+ * An {@link EventLog} in the memory of one process: the embedded default. Bounded per session and in the
+ * number of sessions. Entry ids keep growing across restarts (they start at the current millisecond), so
+ * a client reconnecting after a restart with an old `Last-Event-ID` gets everything the new log has.
+ */
+export class InMemoryEventLog implements EventLog {
+  private readonly sessions = new Map<string, SessionLog>();
+  private readonly listeners = new Set<(session: SessionKey) => void>();
+  private readonly maxEntries: number;
+  private readonly maxSessions: number;
+  private last: LogId = { ms: 0, seq: 0 };
+
+  constructor(options: InMemoryEventLogOptions = {}) {
+    this.maxEntries = options.maxEntriesPerSession ?? 10_000;
+    this.maxSessions = options.maxSessions ?? 10_000;
+  }
+
+  async append(session: SessionKey, events: readonly LogEvent[]): Promise<string[]> {
+    const key = keyOf(session);
+    let log = this.sessions.get(key);
+    if (log) this.sessions.delete(key); // re-inserted below: the map's order is recency of writes
+    else log = { entries: [], waiters: new Set() };
+    this.sessions.set(key, log);
+    if (this.sessions.size > this.maxSessions) this.evictOldest();
+    const ids: string[] = [];
+    for (const event of events) {
+      const at = this.nextId();
+      const id = formatLogId(at);
+      log.entries.push({ id, at, event });
+      ids.push(id);
+    }
+    if (log.entries.length > this.maxEntries) log.entries.splice(0, log.entries.length - this.maxEntries);
+    for (const wake of log.waiters) wake();
+    log.waiters.clear();
+    return ids;
+  }
+
+  async read(session: SessionKey, after: string | null, limit: number): Promise<LogEntry[]> {
+    const entries = this.sessions.get(keyOf(session))?.entries ?? [];
+    const from = after === null ? 0 : firstAfter(entries, parseLogId(after));
+    return entries.slice(from, from + limit).map(({ id, event }) => ({ id, event }));
+  }
+
+  async readBackward(session: SessionKey, before: string | null, limit: number): Promise<LogEntry[]> {
+    const entries = this.sessions.get(keyOf(session))?.entries ?? [];
+    let end = entries.length;
+    if (before !== null) {
+      const bound = parseLogId(before);
+      end = firstAfter(entries, bound);
+      if (end > 0 && compareLogIds(entries[end - 1]!.at, bound) === 0) end--;
+    }
+    const out: LogEntry[] = [];
+    for (let i = end - 1; i >= 0 && out.length < limit; i--) out.push({ id: entries[i]!.id, event: entries[i]!.event });
+    return out;
+  }
+
+  async lastId(session: SessionKey): Promise<string | null> {
+    return this.sessions.get(keyOf(session))?.entries.at(-1)?.id ?? null;
+  }
+
+  waitFor(session: SessionKey, after: string | null, timeoutMs: number, signal: AbortSignal): Promise<void> {
+    const key = keyOf(session);
+    const last = this.sessions.get(key)?.entries.at(-1);
+    if (last && (after === null || compareLogIds(last.at, parseLogId(after)) > 0)) return Promise.resolve();
+    if (signal.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      let log = this.sessions.get(key);
+      if (!log) {
+        log = { entries: [], waiters: new Set() };
+        this.sessions.set(key, log);
+      }
+      const waiters = log.waiters;
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        waiters.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      signal.addEventListener('abort', done, { once: true });
+      waiters.add(done);
+    });
+  }
+
+  async delete(session: SessionKey): Promise<void> {
+    const log = this.sessions.get(keyOf(session));
+    if (!log) return;
+    log.entries.length = 0;
+    for (const wake of log.waiters) wake();
+    this.sessions.delete(keyOf(session));
+  }
+
+  async publishInterrupt(session: SessionKey): Promise<void> {
+    for (const listener of this.listeners) listener(session);
+  }
+
+  onInterrupt(listener: (session: SessionKey) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  async close(): Promise<void> {
+    for (const log of this.sessions.values()) for (const wake of log.waiters) wake();
+    this.sessions.clear();
+    this.listeners.clear();
+  }
+
+  private nextId(): LogId {
+    const ms = Date.now();
+    this.last = ms > this.last.ms ? { ms, seq: 0 } : { ms: this.last.ms, seq: this.last.seq + 1 };
+    return this.last;
+  }
+
+  private evictOldest(): void {
+    for (const [key, log] of this.sessions) {
+      if (log.waiters.size > 0) continue; // someone follows it right now
+      this.sessions.delete(key);
+      return;
+    }
+  }
+}
+
+function keyOf(session: SessionKey): string {
+  return JSON.stringify([session.userId, session.agentId, session.sessionId]);
+}
+
+/** The index of the first entry after `id` (binary search; entries are in id order). */
+function firstAfter(entries: ReadonlyArray<{ at: LogId }>, id: LogId): number {
+  let lo = 0;
+  let hi = entries.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (compareLogIds(entries[mid]!.at, id) <= 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}

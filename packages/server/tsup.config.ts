@@ -1,0 +1,10 @@
+import { defineConfig } from 'tsup';
+
+export default defineConfig({
+  entry: { index: 'src/index.ts', 'node/index': 'src/node/index.ts', 'redis/index': 'src/redis/index.ts' },
+  format: ['esm'],
+  target: 'node22',
+  dts: true,
+  sourcemap: true,
+  clean: true,
+});
