@@ -49,6 +49,12 @@ export interface ReplyOptions<S = unknown> {
    */
   checkpoint?: (state: AgentState) => Promise<void>;
   /**
+   * Asks the reply to stop at its next safe point (between a model call and a tool round) and leave it
+   * unfinished — no `REPLY_END`, checkpoints settled — so that `reply(null)`, in this process or another,
+   * continues it. For graceful shutdown: unlike `signal`, nothing is cut off.
+   */
+  suspendSignal?: AbortSignal;
+  /**
    * Ask this reply for a structured result (needs `@agentkit/structured-output`; without it the reply
    * fails with a `ConfigError`). Types `structuredOutput`.
    */

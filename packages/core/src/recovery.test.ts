@@ -129,7 +129,11 @@ describe('a reply whose process stopped', () => {
     expect(msg.id).toBe(checkpointed.id);
     expect(msg.finishedReason).toBe('completed');
     expect(events.some((e) => e.type === 'REPLY_START')).toBe(false);
-    expect(events[0]).toMatchObject({ type: 'REPLY_SNAPSHOT', replyId: checkpointed.id, message: checkpointed });
+    expect(events[0]).toMatchObject({
+      type: 'REPLY_SNAPSHOT',
+      replyId: checkpointed.id,
+      message: checkpointed,
+    });
     const result = getBlocks(msg, 'tool_result')[0]!;
     expect(result.state).toBe('interrupted');
     expect(JSON.stringify(result.output)).toMatch(/may or may not have taken effect/);

@@ -284,6 +284,7 @@ export class ReplyRun implements RunHandle {
     const passLimit = 4 * this.core.maxIters + 20;
     for (let pass = 0; ; pass++) {
       if (this.signal.aborted) return this.end('interrupted');
+      if (this.options.suspendSignal?.aborted) return this.suspend();
       if (pass > passLimit)
         return this.end('error', {
           type: 'internal',
@@ -777,6 +778,12 @@ export class ReplyRun implements RunHandle {
     const msg = JSON.parse(JSON.stringify(this.msg)) as Msg;
     await this.observe('onPause', (plugin) => ({ ctx: this.ctx(plugin), message: msg, awaiting }));
     return msg;
+  }
+
+  /** Stops between steps, leaving the reply unfinished for `reply(null)` to continue (graceful shutdown). */
+  private async suspend(): Promise<Msg> {
+    await this.checkpointer?.settle();
+    return JSON.parse(JSON.stringify(this.msg)) as Msg;
   }
 
   private async beforeFinish(reason: 'completed' | 'exceed_max_iters'): Promise<ContinueReply | undefined> {

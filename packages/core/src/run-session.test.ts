@@ -201,3 +201,64 @@ describe('runSession', () => {
     expect((await store.getSession('u', 'ops', 's1'))?.state.context).toHaveLength(2);
   });
 });
+
+describe('runSession with suspendSignal', () => {
+  it('stops at a safe point, saves the reply unfinished, and a later run continues it', async () => {
+    const store = new InMemorySessionStore();
+    const runs: string[] = [];
+    const suspend = new AbortController();
+    const agent = (state: AgentState) =>
+      new Agent({
+        name: 'ops',
+        model: new ScriptedModel([
+          [toolCallChunk('deploy', { service: 'billing' }, 'c1')],
+          [toolCallChunk('deploy', { service: 'search' }, 'c2')],
+          textChunks('Both deployed.'),
+        ]),
+        tools: [
+          defineTool({
+            name: 'deploy',
+            description: 'deploy',
+            inputSchema: { type: 'object', properties: { service: { type: 'string' } } },
+            execute: ({ service }: { service: string }) => {
+              runs.push(service);
+              suspend.abort(); // shutdown begins while the first tool runs
+              return `deployed ${service}`;
+            },
+          }),
+        ],
+        state,
+      });
+    const first = await runSession({
+      store,
+      session,
+      agent,
+      input: 'Deploy both.',
+      suspendSignal: suspend.signal,
+    });
+    expect(first.outcome).toBe('suspended');
+    expect(first.message.finishedReason).toBeNull();
+    expect(runs).toEqual(['billing']);
+    expect(await store.getLease('u', 'ops', 's1')).toBeNull();
+    // The next run's model continues the script where a fresh process would: it is asked again.
+    const second = await runSession({
+      store,
+      session,
+      agent: (state) =>
+        new Agent({
+          name: 'ops',
+          model: new ScriptedModel([
+            [toolCallChunk('deploy', { service: 'search' }, 'c2')],
+            textChunks('Both deployed.'),
+          ]),
+          tools: [deployTool(runs)],
+          state,
+        }),
+      input: null,
+    });
+    expect(second.outcome).toBe('recovered');
+    expect(second.message.id).toBe(first.message.id);
+    expect(getText(second.message)).toBe('Both deployed.');
+    expect(runs).toEqual(['billing', 'search']);
+  });
+});

@@ -32,6 +32,11 @@ export interface RunSessionOptions<S = unknown> {
   replyOptions?: Omit<ReplyOptions<S>, 'signal' | 'checkpoint' | 'replyId'>;
   /** Interrupts the reply (it still ends cleanly and is saved). */
   signal?: AbortSignal;
+  /**
+   * Stops the reply at its next safe point and saves it unfinished (graceful shutdown): another
+   * `runSession` with `input: null` or the same `replyId` continues it. The outcome is `suspended`.
+   */
+  suspendSignal?: AbortSignal;
   /** Options of the lease this run takes, or a lease the caller already holds (then not released here). */
   lease?: SessionLeaseOptions | SessionLease;
   /** Metadata of a session this run creates. */
@@ -48,9 +53,10 @@ export interface SessionRunResult<S = unknown> {
   record: SessionRecord;
   /**
    * `replied`: a reply ran (new, resumed or continued); `recovered`: an unfinished reply of a process
-   * that stopped was continued; `done`: the reply with `replyId` had already ended or paused, nothing ran.
+   * that stopped was continued; `suspended`: `suspendSignal` stopped it at a safe point, unfinished;
+   * `done`: the reply with `replyId` had already ended or paused, nothing ran.
    */
-  outcome: 'replied' | 'recovered' | 'done';
+  outcome: 'replied' | 'recovered' | 'suspended' | 'done';
 }
 
 /**
@@ -118,6 +124,7 @@ export async function runSession<S = unknown>(options: RunSessionOptions<S>): Pr
     const replyOptions = {
       ...options.replyOptions,
       signal,
+      ...(options.suspendSignal ? { suspendSignal: options.suspendSignal } : {}),
       yieldFinalMsg: true,
       ...(options.replyId !== undefined && !known ? { replyId: options.replyId } : {}),
       checkpoint: async (state: AgentState) => {
@@ -140,6 +147,7 @@ export async function runSession<S = unknown>(options: RunSessionOptions<S>): Pr
     record = await store.updateSessionState(userId, agentId, sessionId, agent.state, fence);
     if (consumerError) throw consumerError.error;
     if (!message) throw new ConfigError('The reply produced no message.');
+    if (isUnfinished(message)) outcome = 'suspended';
     return { message, record, outcome };
   } finally {
     if (!given) await lease.release();
