@@ -43,6 +43,8 @@ export * from './events';
 export { newId } from './ids';
 export { InMemorySessionStore } from './in-memory-session-store';
 export type { JSONObject, JSONPrimitive, JSONSchema, JSONValue } from './json';
+export { MAX_JSON_DEPTH, jsonValueProblem } from './json-value-check';
+export { isUnfinished } from './reply-input';
 export type { ChatModel, ModelChunk, ModelRequest, TokenCountInput, ToolChoice, ToolSchema } from './model';
 export {
   assistantMsg,

@@ -35,7 +35,8 @@ export class InMemoryEventLog implements EventLog {
   async append(session: SessionKey, events: readonly LogEvent[]): Promise<string[]> {
     const key = keyOf(session);
     let log = this.sessions.get(key);
-    if (log) this.sessions.delete(key); // re-inserted below: the map's order is recency of writes
+    if (log)
+      this.sessions.delete(key); // re-inserted below: the map's order is recency of writes
     else log = { entries: [], waiters: new Set() };
     this.sessions.set(key, log);
     if (this.sessions.size > this.maxSessions) this.evictOldest();
@@ -67,7 +68,8 @@ export class InMemoryEventLog implements EventLog {
       if (end > 0 && compareLogIds(entries[end - 1]!.at, bound) === 0) end--;
     }
     const out: LogEntry[] = [];
-    for (let i = end - 1; i >= 0 && out.length < limit; i--) out.push({ id: entries[i]!.id, event: entries[i]!.event });
+    for (let i = end - 1; i >= 0 && out.length < limit; i--)
+      out.push({ id: entries[i]!.id, event: entries[i]!.event });
     return out;
   }
 

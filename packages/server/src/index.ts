@@ -1,2 +1,10 @@
+export { createAgentServer, type AgentServer, type ServerVariables } from './create-agent-server';
+export type { AgentDefinition, AgentServerOptions } from './agent-server-options';
 export type { EventLog, LogEntry, LogEvent, RunEndEvent, RunStartEvent, RunStatus } from './event-log';
 export { InMemoryEventLog, type InMemoryEventLogOptions } from './in-memory-event-log';
+export { InProcessRunner, type AgentFactory, type InProcessRunnerOptions } from './in-process-runner';
+export type { ReplyRequest, ReplyRunner, StartedRun } from './runner';
+export { ServerDrainingError, TooManyRepliesError } from './errors';
+export type { Problem } from './problem';
+export type { SessionStatus, SessionView } from './session-view';
+export { compareLogIds, formatLogId, parseLogId, type LogId } from './log-ids';

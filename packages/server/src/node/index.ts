@@ -1,1 +1,1 @@
-export {};
+export { serveAgentServer, type ServeOptions, type ServedAgentServer } from './serve-agent-server';

@@ -1,0 +1,79 @@
+import type { SessionKey } from '@agentkit/core';
+import type { Context } from 'hono';
+import { type SSEStreamingApi, streamSSE } from 'hono/streaming';
+import type { EventLog, LogEntry, LogEvent } from './event-log';
+
+/** Options of {@link followLog}. */
+export interface FollowOptions {
+  log: EventLog;
+  session: SessionKey;
+  /** Send the entries after this id (`null`: from the oldest kept). */
+  after: string | null;
+  /** True for the entry after which the stream ends (e.g. the `RUN_END` of the run followed). */
+  isLast: (entry: LogEntry) => boolean;
+  /**
+   * Asked when the stream has caught up and the last entry was a `RUN_END` (or there was none): `true`
+   * ends it (no run goes on).
+   */
+  idle?: () => Promise<boolean>;
+  /** A comment line is sent after this long without an entry, so proxies keep the stream open. */
+  heartbeatMs: number;
+  /** Events sent first, without an id (e.g. a snapshot standing in for entries the log no longer has). */
+  prelude?: LogEvent[];
+  /** The server shuts down: send what the log holds, then end (clients reconnect elsewhere). */
+  shutdown?: AbortSignal;
+  /** Told when the stream starts and ends (for a clean shutdown). */
+  track?: (ended: Promise<void>) => void;
+}
+
+const PAGE = 256;
+
+/**
+ * Streams a session's log as Server-Sent Events: each entry as `id: <entry id>` and `data: <event JSON>`,
+ * read from the log (so whatever a client sees was appended first, and `Last-Event-ID` resumes exactly
+ * after it), live entries as they are appended, a heartbeat comment while nothing happens. A client that
+ * disconnects stops only its own stream, never the reply.
+ */
+export function followLog(c: Context, options: FollowOptions): Response {
+  const { log, session, isLast, idle, heartbeatMs } = options;
+  c.header('Cache-Control', 'no-cache, no-transform');
+  c.header('X-Accel-Buffering', 'no'); // nginx: do not buffer the stream
+  return streamSSE(c, async (stream) => {
+    const closed = new AbortController();
+    stream.onAbort(() => closed.abort());
+    let ended!: () => void;
+    options.track?.(new Promise<void>((resolve) => (ended = resolve)));
+    try {
+      await pump(stream, closed.signal);
+    } finally {
+      ended();
+    }
+  });
+
+  async function pump(stream: SSEStreamingApi, clientGone: AbortSignal): Promise<void> {
+    const stop = options.shutdown ? AbortSignal.any([clientGone, options.shutdown]) : clientGone;
+    await stream.write('retry: 1000\n\n');
+    for (const event of options.prelude ?? []) await stream.writeSSE({ data: JSON.stringify(event) });
+    let after = options.after;
+    let betweenRuns = true; // nothing sent yet, or the last entry ended a run
+    while (!clientGone.aborted) {
+      const entries = await log.read(session, after, PAGE);
+      for (const entry of entries) {
+        await stream.writeSSE({ id: entry.id, data: JSON.stringify(entry.event) });
+        after = entry.id;
+        betweenRuns = entry.event.type === 'RUN_END';
+        if (isLast(entry)) return;
+      }
+      if (entries.length === PAGE) continue;
+      if (options.shutdown?.aborted) return;
+      if (betweenRuns && idle && (await idle())) {
+        // Something may have been appended between the read and the idle check.
+        if ((await log.lastId(session)) === after) return;
+        continue;
+      }
+      const waitedFrom = Date.now();
+      await log.waitFor(session, after, heartbeatMs, stop);
+      if (!stop.aborted && Date.now() - waitedFrom >= heartbeatMs) await stream.write(': ping\n\n');
+    }
+  }
+}

@@ -1,0 +1,94 @@
+import { AgentkitError, type AgentInput, awaitingToolCalls, userInterrupt } from '@agentkit/core';
+import type { Hono } from 'hono';
+import { toMessages, type ServerContext, type ServerVariables } from '../create-agent-server';
+import { TooManyRepliesError } from '../errors';
+import { ReplyBody } from '../schemas';
+
+const ONE = '/agents/:agentId/sessions/:sessionId';
+
+/** Replies: start or resume one (streamed or in the background), interrupt. */
+export function registerReplyRoutes(app: Hono<{ Variables: ServerVariables }>, server: ServerContext): void {
+  const { store } = server.options;
+  const maxRunning = server.options.limits?.maxRunningRepliesPerUser ?? 4;
+
+  server.routes.push({
+    method: 'post',
+    path: `${ONE}/replies`,
+    summary:
+      'Start a reply (a new session is created), resume a paused one, or continue one left unfinished. With `Accept: text/event-stream` the response streams its events; otherwise 202 and it runs in the background',
+    body: ReplyBody,
+    sse: true,
+    responses: {
+      200: 'The events (text/event-stream)',
+      202: '{ runId, replyEvents }: follow them at …/events?after=',
+      400: 'Bad body or input',
+      401: 'No credentials',
+      404: 'No such agent',
+      409: 'A reply of the session is running, or it is paused and the input does not answer it',
+      413: 'Body too large',
+      429: 'Too many running replies of this user',
+      503: 'Shutting down',
+    },
+  });
+  app.post(`${ONE}/replies`, async (c) => {
+    const session = server.session(c);
+    const body = await server.body(c, ReplyBody);
+    if (server.runner.runningFor(session.userId) >= maxRunning) throw new TooManyRepliesError(maxRunning);
+    const input: AgentInput =
+      body.input === null || typeof body.input === 'string'
+        ? body.input
+        : Array.isArray(body.input)
+          ? toMessages(body.input)
+          : (body.input as AgentInput);
+    const run = await server.runner.start({
+      session,
+      input,
+      ...(body.replyId ? { replyId: body.replyId } : {}),
+      ...(body.structuredSchema
+        ? { replyOptions: { structuredSchema: body.structuredSchema as never } }
+        : {}),
+    });
+    if (wantsEvents(c.req.header('Accept')))
+      return server.follow(c, {
+        session,
+        after: run.after,
+        isLast: (e) => e.event.type === 'RUN_END' && e.event.runId === run.runId,
+      });
+    const events = `${c.req.path.replace(/\/replies$/, '/events')}${run.after ? `?after=${run.after}` : ''}`;
+    return c.json({ runId: run.runId, events }, 202);
+  });
+
+  server.routes.push({
+    method: 'post',
+    path: `${ONE}/interrupt`,
+    summary: 'Interrupt the running reply (wherever it runs), or end a paused one',
+    responses: {
+      202: 'Interrupt sent',
+      204: 'Nothing to interrupt',
+      401: 'No credentials',
+      404: 'No such session',
+    },
+  });
+  app.post(`${ONE}/interrupt`, async (c) => {
+    const session = server.session(c);
+    const { userId, agentId, sessionId } = session;
+    const [record, lease] = await Promise.all([
+      store.getSession(userId, agentId, sessionId),
+      store.getLease(userId, agentId, sessionId),
+    ]);
+    if (!record) throw new AgentkitError('NOT_FOUND', 'There is no such session.');
+    if (lease) {
+      await server.runner.interrupt(session);
+      return c.json({ interrupted: true }, 202);
+    }
+    if (awaitingToolCalls(record.state).length > 0) {
+      const run = await server.runner.start({ session, input: userInterrupt() });
+      return c.json({ interrupted: true, runId: run.runId }, 202);
+    }
+    return c.body(null, 204);
+  });
+}
+
+function wantsEvents(accept: string | undefined): boolean {
+  return accept?.toLowerCase().includes('text/event-stream') ?? false;
+}
