@@ -1,8 +1,16 @@
 import type { Logger, SessionStore } from '@agentkit/core';
-import type { Context } from 'hono';
+import type { Context, Hono } from 'hono';
+import type { ServerContext, ServerVariables } from './create-agent-server';
 import type { EventLog } from './event-log';
 import type { AgentFactory } from './in-process-runner';
 import type { ReplyRunner } from './runner';
+
+/**
+ * Adds routes to the server (e.g. a front-end protocol such as the AI SDK's UI message stream or AG-UI):
+ * called once with the app and the server's context, after authentication is in place, so its routes
+ * see `c.get('userId')` and reuse the runner, the event log and the request checks.
+ */
+export type ServerExtension = (app: Hono<{ Variables: ServerVariables }>, server: ServerContext) => void;
 
 /** An agent the server serves: its factory, or the factory with a description for `GET /agents`. */
 export type AgentDefinition = AgentFactory | { build: AgentFactory; description?: string };
@@ -45,4 +53,6 @@ export interface AgentServerOptions {
   cors?: { origin: string | string[]; credentials?: boolean; maxAge?: number };
   /** Where failures are reported (with the request id). Default `console`. */
   logger?: Logger;
+  /** Extra routes: front-end protocols and the like (see {@link ServerExtension}). */
+  extensions?: ServerExtension[];
 }

@@ -49,7 +49,11 @@ export type AgentServer = Hono<{ Variables: ServerVariables }> & {
   readonly development: boolean;
 };
 
-/** What the route modules share. */
+/**
+ * What routes of the server (and of extensions, see `AgentServerOptions.extensions`) work with: the
+ * options, the event log, the runner, the route list of the OpenAPI document, and helpers that validate
+ * requests the way every route does.
+ */
 export interface ServerContext {
   options: AgentServerOptions;
   log: EventLog;
@@ -247,6 +251,7 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
   registerSessionRoutes(app, context);
   registerReplyRoutes(app, context);
   registerEventRoutes(app, context);
+  for (const extension of options.extensions ?? []) extension(app, context);
 
   let drained: Promise<void> | undefined;
   const drain = (o?: { graceMs?: number; timeoutMs?: number }) => (drained ??= runner.drain(o));

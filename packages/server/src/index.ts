@@ -1,5 +1,13 @@
-export { createAgentServer, type AgentServer, type ServerVariables } from './create-agent-server';
-export type { AgentDefinition, AgentServerOptions } from './agent-server-options';
+export {
+  createAgentServer,
+  toMessages,
+  type AgentServer,
+  type ServerContext,
+  type ServerVariables,
+} from './create-agent-server';
+export type { AgentDefinition, AgentServerOptions, ServerExtension } from './agent-server-options';
+export type { FollowOptions } from './follow-log';
+export type { RouteDoc } from './openapi';
 export type { EventLog, LogEntry, LogEvent, RunEndEvent, RunStartEvent, RunStatus } from './event-log';
 export { InMemoryEventLog, type InMemoryEventLogOptions } from './in-memory-event-log';
 export { InProcessRunner, type AgentFactory, type InProcessRunnerOptions } from './in-process-runner';
