@@ -221,6 +221,11 @@ describe('FileSessionStore corrupt records', () => {
     await writeFile(await writeVersion('s', 'garbage', 4), 'garbage');
     expect(await store.deleteSession('u', 'a', 's')).toBe(true);
     expect((await store.upsertSession('u', 'a', 's')).version).toBe(1);
+    // Even a directory where the current version belongs: unreadable, yet deletable.
+    await mkdir(slotPath(store.sessionDirectory(key), 9));
+    await expectDataError(store.getSession('u', 'a', 's'), /EISDIR/);
+    expect(await store.deleteSession('u', 'a', 's')).toBe(true);
+    expect(await store.getSession('u', 'a', 's')).toBeNull();
   });
 
   it('a listing returns the good sessions and names every bad one, whatever is wrong with it', async () => {

@@ -151,7 +151,9 @@ export class FileSessionStore implements SessionStore {
     const key = checkSessionKey(userId, agentId, sessionId);
     const { signal } = checkCallOptions(options);
     try {
-      return (await this.readCurrent(key, this.paths(key), 'record')).value as SessionRecord | null;
+      const { value } = await this.readCurrent(key, this.paths(key), 'record');
+      throwIfAborted(signal); // a long read that was given up meanwhile
+      return value as SessionRecord | null;
     } catch (error) {
       throw storeError(error, signal, key);
     }
@@ -375,6 +377,7 @@ export class FileSessionStore implements SessionStore {
     const { signal } = checkCallOptions(options);
     try {
       const { lease } = await this.readLease(key, this.paths(key));
+      throwIfAborted(signal);
       return lease && leaseLive(lease, Date.now())
         ? { token: lease.token, owner: lease.owner, expiresAt: lease.expiresAt }
         : null;
@@ -438,7 +441,9 @@ export class FileSessionStore implements SessionStore {
     try {
       line = await readFirstLine(path, max, key);
     } catch (error) {
-      if (reading === 'existence' && error instanceof StoreDataError) return true; // oversized, but there
+      // Oversized, or a directory where a version belongs: not readable, but a session to delete.
+      if (reading === 'existence' && (error instanceof StoreDataError || errno(error) === 'EISDIR'))
+        return true;
       throw error;
     }
     if (reading === 'existence') return line === TOMBSTONE.trimEnd() ? null : true;

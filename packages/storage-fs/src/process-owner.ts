@@ -10,29 +10,18 @@ export interface ProcessOwner {
   start: string;
 }
 
-/** The start time and state of a process from `/proc`: `null` when it does not exist, `undefined` without `/proc`. */
-function procStat(pid: number): { start: string; zombie: boolean } | null | undefined {
+/** The start time and state of a process from `/proc`, or `undefined` when `/proc` does not say. */
+function procStat(pid: number): { start: string; zombie: boolean } | undefined {
   let text: string;
   try {
     text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ESRCH') return readableProc ? null : undefined;
-    return undefined;
+  } catch {
+    return undefined; // no /proc, or the process is hidden from us (hidepid): ask it no more
   }
   // `pid (comm) state ppid …`: comm may hold spaces and parentheses, so split after the last ')'.
   const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
   return { start: fields[19] ?? '', zombie: fields[0] === 'Z' };
 }
-
-const readableProc = (() => {
-  try {
-    readFileSync('/proc/self/stat');
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 /** This process. */
 export const SELF: ProcessOwner = {
@@ -57,13 +46,13 @@ export function processGone(owner: { host: string; pid: number; start: string })
 /** {@link processGone} for a process of this host, by pid and start time. */
 export function pidGone(pid: number, start: string): boolean {
   if (!Number.isSafeInteger(pid) || pid < 1) return false; // not a process we can ask about (0 and -1 are groups)
-  const stat = procStat(pid);
-  if (stat === null) return true;
-  if (stat !== undefined) return stat.zombie || (start !== '' && stat.start !== start);
   try {
     process.kill(pid, 0);
-    return false;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return true;
+    // EPERM: it exists, owned by another user.
   }
+  // The pid exists: it is still our process unless it is a zombie or started at another time (reused).
+  const stat = procStat(pid);
+  return stat !== undefined && (stat.zombie || (start !== '' && stat.start !== start));
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { link, mkdir, open, readdir, stat, unlink } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { throwIfAborted } from '@agentkit/core/store';
 import { HOST_TAG, SELF, pidGone } from './process-owner';
 
@@ -69,7 +69,7 @@ export async function appendSlot(
   const slot = after + 1;
   const target = slotPath(dir, slot);
   const temp = `${target}.${HOST_TAG}-${SELF.pid}-${SELF.start}-${randomBytes(4).toString('hex')}.tmp`;
-  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const created = await mkdir(dir, { recursive: true, mode: 0o700 });
   if ('text' in content) await writeDurably(temp, content.text);
   else
     try {
@@ -89,6 +89,12 @@ export async function appendSlot(
       throw error;
     }
     await syncDirectory(dir);
+    // A directory made for this version must survive a power loss too: sync the parents that name them.
+    if (created !== undefined)
+      for (let parent = dirname(dir); ; parent = dirname(parent)) {
+        await syncDirectory(parent);
+        if (parent === dirname(created) || parent === dirname(parent)) break;
+      }
     return slot;
   } finally {
     await unlink(temp).catch(() => undefined);
