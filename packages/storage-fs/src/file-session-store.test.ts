@@ -153,10 +153,11 @@ describe('FileSessionStore with files of storage-fs 0.1', () => {
     await mkdir(agentDir(), { recursive: true });
     const file = join(agentDir(), `${fileSegment(sessionId)}.json`);
     const state = { ...createAgentState({ sessionId }), plugins: { old: true } };
-    await writeFile(
-      file,
-      formatRecordFile(summaryOf(sessionId, version, { metadata: { v: '0.1' } }), JSON.stringify(state)),
-    );
+    const summary = summaryOf(sessionId, version, {
+      metadata: { v: '0.1' },
+      createdAt: '2025-01-01T00:00:00.000Z',
+    });
+    await writeFile(file, formatRecordFile(summary, JSON.stringify(state)));
     await writeFile(`${file}.lock`, 'host\n123\n');
     await writeFile(`${file}.123-deadbeef.tmp`, 'half');
     await writeFile(`${file}.lock.123-deadbeef.tmp`, 'host\n123\n');
@@ -338,6 +339,7 @@ describe('FileSessionStore corrupt records', () => {
 describe('FileSessionStore sizes', () => {
   it('an oversized version is a StoreDataError, found with stat before anything is read', async () => {
     await store.upsertSession('u', 'a', 'big', { metadata: { big: true } });
+    await new Promise((r) => setTimeout(r, 5)); // newer, so listed first
     await store.upsertSession('u', 'a', 'small');
     // 600 MB (sparse): more than maxRecordBytes, and more than one string can hold.
     const handle = await open(join(store.sessionDirectory(keyOf('big')), '0000000000000001.json'), 'r+');
@@ -435,6 +437,7 @@ describe('FileSessionStore crash leftovers and aborts', () => {
 describe('FileSessionStore listing', () => {
   it('reads only the summary line of each session (a listing never loads whole states)', async () => {
     await store.upsertSession('u', 'a', 'small');
+    await new Promise((r) => setTimeout(r, 5)); // newer, so listed first
     const big = await store.upsertSession('u', 'a', 'big', { metadata: { big: true } });
     // A 3 GiB (sparse) version: more than a whole-file read could even hold in one string.
     const handle = await open(join(store.sessionDirectory(keyOf('big')), '0000000000000001.json'), 'r+');

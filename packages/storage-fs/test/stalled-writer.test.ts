@@ -18,7 +18,8 @@ afterEach(async () => {
   await rm(directory, { recursive: true, force: true });
 });
 
-const TTL_MS = 1_000;
+// Long enough for the worker to save once and reach its stop on a loaded machine; the test waits it out.
+const TTL_MS = 2_000;
 
 async function createLogSession(session: string): Promise<void> {
   const state: AgentState = { ...createAgentState({ sessionId: session }), plugins: { log: [] } };
