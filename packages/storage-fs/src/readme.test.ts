@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,16 +25,21 @@ describe('README', () => {
             env: { ...process.env, SESSIONS_DIR: dir },
           })
         ).stdout;
-      const sessionFile = join(dir, '_user_123', '_agent_456', '_session_789.json');
-      expect(await run()).toBe(
-        `completed Picking up where we left off.\nsaved version 1 to ${sessionFile}\n`,
-      );
-      expect(await run()).toBe(
-        `completed Picking up where we left off.\nsaved version 2 to ${sessionFile}\n`,
-      );
-      const saved = JSON.parse(await readFile(sessionFile, 'utf8'));
+      const sessionDir = join(dir, '_user_123', '_agent_456', '_session_789');
+      expect(await run()).toBe(`completed Picking up where we left off.\nsaved version 1 to ${sessionDir}\n`);
+      expect(await run()).toBe(`completed Picking up where we left off.\nsaved version 2 to ${sessionDir}\n`);
+      // Each run took the lease (a version of its own: the grant's fence) and released it.
+      const versions = await readdir(sessionDir);
+      expect(versions).toHaveLength(1);
+      const saved = JSON.parse(await readFile(join(sessionDir, versions[0] as string), 'utf8'));
       expect(saved.record.version).toBe(2);
       expect(saved.state.context).toHaveLength(4);
+      const lease = await readdir(`${sessionDir}.lease`);
+      expect(
+        JSON.parse(await readFile(join(`${sessionDir}.lease`, lease[0] as string), 'utf8')),
+      ).toMatchObject({
+        released: true,
+      });
     } finally {
       await rm(file, { force: true });
       await rm(dir, { recursive: true, force: true });
