@@ -51,9 +51,8 @@ function optionalJsonObject(o: Obj, key: string, path: string): void {
 /** A text or data block (summary, hint and tool-result parts, user messages). */
 function checkTextOrData(b: unknown, path: string): void {
   if (!isObject(b)) fail(path, 'a text or data block');
-  if (b.type === 'text') return checkBlock(b, path);
-  if (b.type === 'data') return checkBlock(b, path);
-  fail(`${path}.type`, "'text' or 'data'");
+  if (b.type !== 'text' && b.type !== 'data') fail(`${path}.type`, "'text' or 'data'");
+  checkBlock(b, path);
 }
 
 function checkRule(rule: unknown, path: string): void {
@@ -68,9 +67,11 @@ function checkBlock(b: Obj, path: string): void {
   optionalJsonObject(b, 'providerData', path);
   switch (b.type) {
     case 'text':
-      return str(b, 'text', path);
+      str(b, 'text', path);
+      return;
     case 'thinking':
-      return str(b, 'thinking', path);
+      str(b, 'thinking', path);
+      return;
     case 'data': {
       const s = b.source;
       if (!isObject(s)) fail(`${path}.source`, 'a base64 or url source');
@@ -84,10 +85,11 @@ function checkBlock(b: Obj, path: string): void {
     case 'hint': {
       if (typeof b.hint !== 'string') {
         if (!Array.isArray(b.hint)) fail(`${path}.hint`, 'a string or a list of text and data blocks');
-        b.hint.forEach((part, k) => checkTextOrData(part, `${path}.hint[${k}]`));
+        for (let k = 0; k < b.hint.length; k++) checkTextOrData(b.hint[k], `${path}.hint[${k}]`);
       }
       strOrNull(b, 'source', path);
-      return str(b, 'createdAt', path);
+      str(b, 'createdAt', path);
+      return;
     }
     case 'tool_call': {
       str(b, 'name', path);
@@ -96,14 +98,15 @@ function checkBlock(b: Obj, path: string): void {
         fail(`${path}.state`, 'one of pending, asking, allowed, submitted, finished');
       if (b.suggestedRules !== undefined) {
         if (!Array.isArray(b.suggestedRules)) fail(`${path}.suggestedRules`, 'a list of rules');
-        b.suggestedRules.forEach((r, k) => checkRule(r, `${path}.suggestedRules[${k}]`));
+        for (let k = 0; k < b.suggestedRules.length; k++)
+          checkRule(b.suggestedRules[k], `${path}.suggestedRules[${k}]`);
       }
       return;
     }
     case 'tool_result': {
       str(b, 'name', path);
       if (!Array.isArray(b.output)) fail(`${path}.output`, 'a list of text and data blocks');
-      b.output.forEach((part, k) => checkTextOrData(part, `${path}.output[${k}]`));
+      for (let k = 0; k < b.output.length; k++) checkTextOrData(b.output[k], `${path}.output[${k}]`);
       if (!RESULT_STATES.has(b.state as string))
         fail(`${path}.state`, 'one of success, error, interrupted, denied, running');
       if (!isObject(b.metadata)) fail(`${path}.metadata`, 'an object');
@@ -162,7 +165,7 @@ export function checkAgentState(value: Obj): void {
   const summary = value.summary;
   if (typeof summary !== 'string') {
     if (!Array.isArray(summary)) fail('summary', 'a string or an array of text and data blocks');
-    summary.forEach((b, k) => checkTextOrData(b, `summary[${k}]`));
+    for (let k = 0; k < summary.length; k++) checkTextOrData(summary[k], `summary[${k}]`);
   }
   const context = value.context;
   if (!Array.isArray(context)) fail('context', 'an array of messages');
@@ -195,7 +198,7 @@ export function checkAgentState(value: Obj): void {
   for (const k of ['allow', 'deny', 'ask'] as const) {
     const rules = perms[k];
     if (!Array.isArray(rules)) fail(`permissions.${k}`, 'an array of rules');
-    rules.forEach((r, n) => checkRule(r, `permissions.${k}[${n}]`));
+    for (let n = 0; n < rules.length; n++) checkRule(rules[n], `permissions.${k}[${n}]`);
   }
   if (!isObject(value.plugins)) fail('plugins', 'an object');
 }

@@ -89,7 +89,7 @@ const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/;
  * serveAgentServer(app, { port: 3000 });
  */
 export function createAgentServer(options: AgentServerOptions): AgentServer {
-  const development = options.development ? true : false;
+  const development = !!options.development;
   if (!options.authenticate && !development)
     throw new ConfigError(
       'createAgentServer needs `authenticate` (a request → user id), or `development: true` for local single-user use.',

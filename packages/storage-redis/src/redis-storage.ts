@@ -1,5 +1,27 @@
-import { type AgentState, ConfigError, type JSONObject, type SessionKey, SessionNotFoundError, type SessionRecord, type SessionStore, type SessionSummary, StoreConnectionError, StoreDataError, VersionConflictError, type WriteOptions, createAgentState } from '@agentkit/core';
-import { checkListOptions, checkSessionKey, checkUpdateArgs, checkUpsertArgs, invalidCursor, parseStoredState, parseStoredSummary } from '@agentkit/core/store';
+import {
+  type AgentState,
+  ConfigError,
+  type JSONObject,
+  type SessionKey,
+  SessionNotFoundError,
+  type SessionRecord,
+  type SessionStore,
+  type SessionSummary,
+  StoreConnectionError,
+  StoreDataError,
+  VersionConflictError,
+  type WriteOptions,
+  createAgentState,
+} from '@agentkit/core';
+import {
+  checkListOptions,
+  checkSessionKey,
+  checkUpdateArgs,
+  checkUpsertArgs,
+  invalidCursor,
+  parseStoredState,
+  parseStoredSummary,
+} from '@agentkit/core/store';
 import { type Cluster, Redis, type RedisOptions } from 'ioredis';
 import { DELETE, LIST, LOAD_AND_TOUCH, type LuaScript, SAVE } from './lua-scripts';
 import { toStoreError } from './redis-errors';
