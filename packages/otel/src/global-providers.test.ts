@@ -32,20 +32,25 @@ afterEach(async () => {
 });
 
 describe('the global providers', () => {
-  it('without an SDK the reply runs as without the plugin, and the state holds nothing of it', async () => {
-    const agent = new Agent({ name: 'calc', model: script(), tools: [add], plugins: [otel()] });
+  it('without an SDK the plugin installs no hooks: the reply runs as without it, the state holds nothing of it', async () => {
+    const plugin = otel();
+    expect(plugin.hooks).toBeUndefined();
+    const agent = new Agent({ name: 'calc', model: script(), tools: [add], plugins: [plugin] });
     const msg = await agent.reply('1 + 2?');
     expect(msg.finishedReason).toBe('completed');
     expect(agent.state.reply?.data).toEqual({});
     expect(agent.state.reply?.data[OTEL_PLUGIN_NAME]).toBeUndefined();
   });
 
-  it('an SDK registered after the plugin was made is used from the next reply on', async () => {
-    const agent = new Agent({ name: 'calc', model: script(), tools: [add], plugins: [otel()] });
+  it('an SDK registered after the plugin was made is used by the agents built after it', async () => {
+    const plugin = otel();
+    const before = new Agent({ name: 'early', model: script(), tools: [add], plugins: [plugin] });
     sdk = testSdk();
     trace.setGlobalTracerProvider(sdk.tracerProvider);
     metrics.setGlobalMeterProvider(sdk.meterProvider);
+    const agent = new Agent({ name: 'calc', model: script(), tools: [add], plugins: [plugin] });
     await agent.reply('1 + 2?');
+    await before.reply('1 + 2?');
     expect(sdk.spans().map((s) => s.name)).toEqual([
       'chat gpt-5-mini',
       'execute_tool add',
@@ -54,6 +59,20 @@ describe('the global providers', () => {
     ]);
     const usage = await sdk.histogram('gen_ai.client.token.usage');
     expect(usage.map((p) => p.value.sum).sort()).toEqual([22, 3]);
+  });
+
+  it('a meter provider alone is enough to install the hooks (metrics without traces)', async () => {
+    sdk = testSdk();
+    metrics.setGlobalMeterProvider(sdk.meterProvider);
+    const agent = new Agent({ name: 'calc', model: script(), tools: [add], plugins: [otel()] });
+    await agent.reply('1 + 2?');
+    expect(sdk.spans()).toEqual([]);
+    const durations = await sdk.histogram('gen_ai.client.operation.duration');
+    expect(durations.map((p) => [p.attributes['gen_ai.operation.name'], p.value.count]).sort()).toEqual([
+      ['chat', 2],
+      ['execute_tool', 1],
+      ['invoke_agent', 1],
+    ]);
   });
 
   it('a reply started inside an active span becomes its child', async () => {

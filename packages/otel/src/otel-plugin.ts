@@ -1,5 +1,5 @@
 import { type ChatModel, ConfigError, definePlugin, type Plugin, type PluginContext } from '@agentkit/core';
-import { trace } from '@opentelemetry/api';
+import { ProxyTracerProvider, type TracerProvider, trace } from '@opentelemetry/api';
 import { version } from '../package.json';
 import { GenAiMetrics } from './genai-metrics';
 import { checkOtelOptions, type OtelOptions } from './otel-options';
@@ -47,9 +47,10 @@ export function otel(options: OtelOptions = {}): Plugin {
     }
     return name;
   };
+  const metrics = new GenAiMetrics(options.meterProvider, scope);
   const settings: TraceSettings = {
     tracer,
-    metrics: new GenAiMetrics(options.meterProvider, scope),
+    metrics,
     provider: providerOf,
     captureContent: options.captureContent ?? false,
     legacyAttributes: !(
@@ -74,62 +75,81 @@ export function otel(options: OtelOptions = {}): Plugin {
     }
   };
 
+  // Without an SDK there is nothing to record, yet a hook that does nothing still costs its call (about
+  // 0.2 µs each, 7 per tool round trip): an agent built while no SDK is registered gets no hooks at all.
+  const observed = () =>
+    options.tracerProvider !== undefined ||
+    options.meterProvider !== undefined ||
+    !isNoopTracerProvider(trace.getTracerProvider()) ||
+    metrics.current() !== undefined;
+  const hooks: Plugin['hooks'] = {
+    // First among `beforeReply` hooks, so the run's span covers theirs.
+    beforeReply: {
+      order: 'pre',
+      handler({ ctx, input }) {
+        guard(ctx, 'beforeReply', () => runs.set(ctx, new ReplyTrace(settings, ctx, input)));
+      },
+    },
+    // Last among `beforeInference` hooks: the request as sent, right before the model call.
+    beforeInference: {
+      order: 'post',
+      handler({ ctx, request }) {
+        guard(ctx, 'beforeInference', () => runs.get(ctx)?.modelCallStarts(ctx, request));
+      },
+    },
+    // First: a hook that decides stops the ones after it, and every call must be seen.
+    beforeTool: {
+      order: 'pre',
+      handler({ ctx, toolCall, tool }) {
+        guard(ctx, 'beforeTool', () => runs.get(ctx)?.toolStarts(ctx, toolCall, tool));
+      },
+    },
+    // Last: the result as saved.
+    afterTool: {
+      order: 'post',
+      handler({ ctx, toolCall, result }) {
+        guard(ctx, 'afterTool', () => runs.get(ctx)?.toolEnds(ctx, toolCall, result));
+      },
+    },
+    beforeFinish: {
+      order: 'pre',
+      handler({ ctx }) {
+        guard(ctx, 'beforeFinish', () => runs.get(ctx)?.stepDone(ctx));
+      },
+    },
+    onPause({ ctx, awaiting }) {
+      guard(ctx, 'onPause', () => {
+        const run = runs.get(ctx);
+        runs.delete(ctx);
+        run?.paused(ctx, awaiting);
+      });
+    },
+    onReplyEnd({ ctx, message, finishedReason }) {
+      guard(ctx, 'onReplyEnd', () => {
+        const run = runs.get(ctx);
+        runs.delete(ctx);
+        if (run === null) return;
+        // A paused reply ended by an interrupt runs no `beforeReply`: its run starts and ends here.
+        (run ?? new ReplyTrace(settings, ctx, undefined)).ended(ctx, message, finishedReason);
+      });
+    },
+  };
+
   return definePlugin({
     name: OTEL_PLUGIN_NAME,
     setup(ctx) {
       providerOf(ctx.model);
     },
-    hooks: {
-      // First among `beforeReply` hooks, so the run's span covers theirs.
-      beforeReply: {
-        order: 'pre',
-        handler({ ctx, input }) {
-          guard(ctx, 'beforeReply', () => runs.set(ctx, new ReplyTrace(settings, ctx, input)));
-        },
-      },
-      // Last among `beforeInference` hooks: the request as sent, right before the model call.
-      beforeInference: {
-        order: 'post',
-        handler({ ctx, request }) {
-          guard(ctx, 'beforeInference', () => runs.get(ctx)?.modelCallStarts(ctx, request));
-        },
-      },
-      // First: a hook that decides stops the ones after it, and every call must be seen.
-      beforeTool: {
-        order: 'pre',
-        handler({ ctx, toolCall, tool }) {
-          guard(ctx, 'beforeTool', () => runs.get(ctx)?.toolStarts(ctx, toolCall, tool));
-        },
-      },
-      // Last: the result as saved.
-      afterTool: {
-        order: 'post',
-        handler({ ctx, toolCall, result }) {
-          guard(ctx, 'afterTool', () => runs.get(ctx)?.toolEnds(ctx, toolCall, result));
-        },
-      },
-      beforeFinish: {
-        order: 'pre',
-        handler({ ctx }) {
-          guard(ctx, 'beforeFinish', () => runs.get(ctx)?.stepDone(ctx));
-        },
-      },
-      onPause({ ctx, awaiting }) {
-        guard(ctx, 'onPause', () => {
-          const run = runs.get(ctx);
-          runs.delete(ctx);
-          run?.paused(ctx, awaiting);
-        });
-      },
-      onReplyEnd({ ctx, message, finishedReason }) {
-        guard(ctx, 'onReplyEnd', () => {
-          const run = runs.get(ctx);
-          runs.delete(ctx);
-          if (run === null) return;
-          // A paused reply ended by an interrupt runs no `beforeReply`: its run starts and ends here.
-          (run ?? new ReplyTrace(settings, ctx, undefined)).ended(ctx, message, finishedReason);
-        });
-      },
+    /** Read once when an agent is built: its hooks, or none when no SDK is registered by then. */
+    get hooks() {
+      return observed() ? hooks : undefined;
     },
   });
+}
+
+const NOOP_TRACER_PROVIDER = new ProxyTracerProvider().getDelegate();
+
+/** Whether `provider` is the API's global proxy with no SDK behind it. */
+function isNoopTracerProvider(provider: TracerProvider): boolean {
+  return provider instanceof ProxyTracerProvider && provider.getDelegate() === NOOP_TRACER_PROVIDER;
 }
