@@ -10,6 +10,10 @@ export interface ModelCallOutcome {
   usage: Usage | undefined;
   /** The blocks the call produced, in order (for finish reasons and the captured output). */
   output: readonly ContentBlock[];
+  /** The model that answered (a fallback model, a dated version); default: the agent's model. */
+  responseModel?: string;
+  /** The provider's finish reasons; default: `tool_call` when the output has tool calls, else `stop`. */
+  finishReasons?: string[];
 }
 
 /**

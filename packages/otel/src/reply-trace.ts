@@ -223,26 +223,29 @@ export class ReplyTrace {
     const now = performance.now();
     this.lastStepAt = now;
     const { usage, output } = outcome;
+    const responseModel = outcome.responseModel ?? this.model;
     if (usage) {
       addUsage(this.usage, usage);
       this.usageReported = true;
     }
-    let finishReason: string | undefined;
+    let finishReasons: string[] | undefined;
     if (!failure) {
-      finishReason = output.some((b) => b.type === 'tool_call') ? 'tool_call' : 'stop';
-      this.finishReasons = [finishReason];
+      finishReasons = outcome.finishReasons ?? [
+        output.some((b) => b.type === 'tool_call') ? 'tool_call' : 'stop',
+      ];
+      this.finishReasons = finishReasons;
     }
     const failed = typeof failure === 'object' ? failure : undefined;
     const span = chat.span;
     if (span) {
-      span.setAttribute(sc.ATTR_GEN_AI_RESPONSE_MODEL, this.model);
+      span.setAttribute(sc.ATTR_GEN_AI_RESPONSE_MODEL, responseModel);
       if (usage) span.setAttributes(usageAttributes(usage));
-      if (finishReason) {
-        span.setAttribute(sc.ATTR_GEN_AI_RESPONSE_FINISH_REASONS, [finishReason]);
+      if (finishReasons) {
+        span.setAttribute(sc.ATTR_GEN_AI_RESPONSE_FINISH_REASONS, finishReasons);
         if (this.settings.captureContent)
           span.setAttribute(
             sc.ATTR_GEN_AI_OUTPUT_MESSAGES,
-            JSON.stringify([outputMessage(output, finishReason)]),
+            JSON.stringify([outputMessage(output, finishReasons[0] ?? 'stop')]),
           );
       }
       if (failed) fail(span, failed.errorType, failed.message);
@@ -250,13 +253,24 @@ export class ReplyTrace {
     }
     const instruments = this.instruments;
     if (instruments) {
+      const sameModel = responseModel === this.model;
+      const base = sameModel
+        ? this.chatMetric
+        : { ...this.chatMetric, [sc.ATTR_GEN_AI_RESPONSE_MODEL]: responseModel };
       instruments.operationDuration.record(
         (now - chat.startedAt) / 1000,
-        failed ? { ...this.chatMetric, [sc.ATTR_ERROR_TYPE]: failed.errorType } : this.chatMetric,
+        failed ? { ...base, [sc.ATTR_ERROR_TYPE]: failed.errorType } : base,
       );
       if (usage) {
-        instruments.tokenUsage.record(usage.inputTokens, this.inputTokens);
-        instruments.tokenUsage.record(usage.outputTokens, this.outputTokens);
+        const type = sc.ATTR_GEN_AI_TOKEN_TYPE;
+        instruments.tokenUsage.record(
+          usage.inputTokens,
+          sameModel ? this.inputTokens : { ...base, [type]: 'input' },
+        );
+        instruments.tokenUsage.record(
+          usage.outputTokens,
+          sameModel ? this.outputTokens : { ...base, [type]: 'output' },
+        );
       }
     }
   }
