@@ -1,4 +1,4 @@
-import { Agent, defineTool } from '@agentkit/core';
+import { Agent, defineTool, type Plugin } from '@agentkit/core';
 import { ScriptedModel, textChunks, toolCallChunk, usageChunk } from '@agentkit/core/testing';
 import { type HrTime, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
@@ -231,6 +231,24 @@ describe('OTEL_SEMCONV_STABILITY_OPT_IN', () => {
     sdk = testSdk();
     await twoRoundAgent(sdk, { latestExperimental: true }).reply('Add.');
     expect(system(sdk.spans())).toEqual(sdk.spans().map(() => undefined));
+  });
+});
+
+describe('a reply asking for a structured result', () => {
+  it('has gen_ai.output.type json on its run span', async () => {
+    sdk = testSdk();
+    // Stands in for @agentkit/structured-output, which reads the option.
+    const reader: Plugin = { name: 'structured-reader', replyOptions: ['structuredSchema'] };
+    const agent = new Agent({
+      name: 'calc',
+      model: new ScriptedModel([textChunks('{"sum":3}'), textChunks('Three.')], { name: 'gpt-5-mini' }),
+      plugins: [otel({ tracerProvider: sdk.tracerProvider }), reader],
+    });
+    await agent.reply('1 + 2 as JSON', { structuredSchema: z.object({ sum: z.number() }) });
+    await agent.reply('And now in words?');
+    const [structured, plain] = sdk.spans().filter((s) => s.name === 'invoke_agent calc');
+    expect(structured!.attributes['gen_ai.output.type']).toBe('json');
+    expect(plain!.attributes['gen_ai.output.type']).toBeUndefined();
   });
 });
 

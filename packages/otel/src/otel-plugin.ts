@@ -86,8 +86,8 @@ export function otel(options: OtelOptions = {}): Plugin {
     // First among `beforeReply` hooks, so the run's span covers theirs.
     beforeReply: {
       order: 'pre',
-      handler({ ctx, input }) {
-        guard(ctx, 'beforeReply', () => runs.set(ctx, new ReplyTrace(settings, ctx, input)));
+      handler({ ctx, input, options }) {
+        guard(ctx, 'beforeReply', () => runs.set(ctx, new ReplyTrace(settings, ctx, input, options)));
       },
     },
     // Last among `beforeInference` hooks: the request as sent, right before the model call.

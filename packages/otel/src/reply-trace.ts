@@ -7,6 +7,7 @@ import {
   type PluginContext,
   type ReplyFinishedReason,
   type ReplyInput,
+  type ReplyOptions,
   type Tool,
   type ToolCallBlock,
   type ToolResultBlock,
@@ -100,14 +101,15 @@ export class ReplyTrace {
   private readonly outputTokens: Attributes;
 
   /**
-   * Starts the run's span. `input` is what `beforeReply` got; `undefined` for a paused reply ended by an
-   * interrupt, which runs no `beforeReply`. A resumed run links to (or, with `resume: 'parent'`, continues)
+   * Starts the run's span. `input` and `options` are what `beforeReply` got; `input` is `undefined` for a
+   * paused reply ended by an interrupt, which runs no `beforeReply`. A resumed run links to (or, with `resume: 'parent'`, continues)
    * the trace of the run that paused, kept in the reply's plugin data.
    */
   constructor(
     private readonly settings: TraceSettings,
     ctx: PluginContext,
     input: ReplyInput | undefined,
+    options?: ReplyOptions,
   ) {
     const model = ctx.model;
     this.model = model.name;
@@ -135,6 +137,8 @@ export class ReplyTrace {
       [sc.ATTR_AGENTKIT_REPLY_ID]: ctx.reply.id,
     };
     if (settings.legacyAttributes) attributes[sc.ATTR_GEN_AI_SYSTEM] = this.provider;
+    // A reply asked for a structured result (the structured-output plugin's per-reply option).
+    if (options?.structuredSchema != null) attributes[sc.ATTR_GEN_AI_OUTPUT_TYPE] = 'json';
     this.span = settings.tracer.startSpan(
       `invoke_agent ${ctx.agentName}`,
       links ? { kind: SpanKind.INTERNAL, attributes, links } : { kind: SpanKind.INTERNAL, attributes },

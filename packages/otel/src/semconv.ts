@@ -16,6 +16,7 @@ export const ATTR_GEN_AI_AGENT_NAME = 'gen_ai.agent.name';
 export const ATTR_GEN_AI_CONVERSATION_ID = 'gen_ai.conversation.id';
 export const ATTR_GEN_AI_REQUEST_MODEL = 'gen_ai.request.model';
 export const ATTR_GEN_AI_REQUEST_STREAM = 'gen_ai.request.stream';
+export const ATTR_GEN_AI_OUTPUT_TYPE = 'gen_ai.output.type';
 export const ATTR_GEN_AI_RESPONSE_MODEL = 'gen_ai.response.model';
 export const ATTR_GEN_AI_RESPONSE_FINISH_REASONS = 'gen_ai.response.finish_reasons';
 export const ATTR_GEN_AI_USAGE_INPUT_TOKENS = 'gen_ai.usage.input_tokens';
