@@ -102,8 +102,8 @@ export class ReplyTrace {
 
   /**
    * Starts the run's span. `input` and `options` are what `beforeReply` got; `input` is `undefined` for a
-   * paused reply ended by an interrupt, which runs no `beforeReply`. A resumed run links to (or, with `resume: 'parent'`, continues)
-   * the trace of the run that paused, kept in the reply's plugin data.
+   * paused reply ended by an interrupt, which runs no `beforeReply`. A resumed run links to (or, with
+   * `resume: 'parent'`, continues) the trace of the run that paused, kept in the reply's plugin data.
    */
   constructor(
     private readonly settings: TraceSettings,
