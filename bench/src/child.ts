@@ -60,6 +60,7 @@ async function measure(job: Job): Promise<Record<string, number | string>> {
       return {
         earlyUs: early,
         lateUs: late,
+        medianUs: median(times) * 1000,
         growth: late / early,
         heapMB: heap / 1024 / 1024,
         keep: String(typeof turn),

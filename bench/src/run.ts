@@ -11,7 +11,7 @@ import type { Job } from './child';
 import { importTimes, installedBytes, packedBytes } from './s5-footprint';
 import { BENCH_DIR, runChild } from './spawn-child';
 import { type Summary, summarize } from './stats';
-import { PEERS, SUBJECTS, type SubjectId } from './subjects/index';
+import { OTEL_SUBJECTS, PEERS, SUBJECTS, type SubjectId } from './subjects/index';
 
 const args = process.argv.slice(2);
 const reportOnly = args.includes('--report');
@@ -37,6 +37,7 @@ let config = quick
       s5Rounds: 3,
       s7Reps: 50,
       ctxTurns: 60,
+      otelRounds: 1,
     }
   : {
       s1Rounds: 5,
@@ -52,6 +53,7 @@ let config = quick
       s5Rounds: 20,
       s7Reps: 500,
       ctxTurns: 500,
+      otelRounds: 7,
     };
 
 const started = Date.now();
@@ -175,6 +177,16 @@ if (reportOnly) {
       'openai-agents': installedBytes(['@openai/agents']).bytes,
       langgraph: installedBytes(['@langchain/langgraph', '@langchain/core']).bytes,
     };
+  }
+  if (wants('S6OTEL')) {
+    const r = await interleaved(
+      'S6OTEL',
+      config.otelRounds,
+      OTEL_SUBJECTS,
+      (subject) => ({ scenario: 'S2', subject, turns: config.s2Turns, warmupMs: config.warmupMs }),
+      ['medianUs', 'lateUs', 'heapMB'],
+    );
+    for (const [f, v] of Object.entries(r)) results[`S6OTEL.${f}`] = v;
   }
   if (wants('S7')) {
     log('S7 redis');
@@ -315,6 +327,40 @@ if (results['S2.lateUs']) {
       late <= best.value / 10,
     );
   }
+}
+
+if (results['S6OTEL.medianUs']) {
+  const base = med('S6OTEL.medianUs', 'agentkit+plugins');
+  const labels: Record<string, string> = {
+    'agentkit+plugins': 'S6 (injection, context, structured-output)',
+    'agentkit+plugins+otel': 'S6 + @agentkit/otel, no OpenTelemetry SDK',
+    'agentkit+plugins+otel-sdk':
+      'S6 + @agentkit/otel, SDK: batch span processor + in-memory exporter, meter provider',
+  };
+  const rows = OTEL_SUBJECTS.map((s) => [
+    labels[s]!,
+    cellText('S6OTEL.medianUs', s),
+    cellText('S6OTEL.lateUs', s),
+    cellText('S6OTEL.heapMB', s, 2),
+    times(ratio(med('S6OTEL.medianUs', s), base)),
+  ]);
+  sections.push(
+    `### S6 with OpenTelemetry — ${config.s2Turns} turns on one session (µs per turn; ${config.otelRounds} interleaved rounds)\n\n` +
+      table(
+        [
+          'subject',
+          'median of all turns',
+          `turns ${config.s2Turns - 9}–${config.s2Turns}`,
+          'heap (MB)',
+          'vs S6',
+        ],
+        rows,
+      ),
+  );
+  const noSdk = ratio(med('S6OTEL.medianUs', 'agentkit+plugins+otel'), base);
+  check('S6 + otel, no SDK', '≤ ×1.05 of S6 (median µs per turn)', times(noSdk), noSdk <= 1.05);
+  const withSdk = ratio(med('S6OTEL.medianUs', 'agentkit+plugins+otel-sdk'), base);
+  check('S6 + otel with the SDK', 'reported', times(withSdk), undefined);
 }
 
 if (results['S3.deltasPerSec']) {
