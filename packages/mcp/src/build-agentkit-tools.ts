@@ -50,6 +50,7 @@ function errorMessage(error: unknown): string {
 function toAgentkitTool(client: McpClient, definition: McpToolDefinition, name: string): AgentkitTool {
   const hints = definition.annotations ?? {};
   const readOnly = hints.readOnlyHint === true;
+  const idempotent = readOnly || hints.idempotentHint === true;
   const source = { server: client.name, tool: definition.name };
   return {
     name,
@@ -62,10 +63,10 @@ function toAgentkitTool(client: McpClient, definition: McpToolDefinition, name: 
     needsConfirmation: needsConfirmation(client, definition),
     // Calls that change nothing may run side by side, and run again after a crash.
     concurrencySafe: readOnly,
-    idempotent: readOnly || hints.idempotentHint === true,
+    idempotent,
     execute: async (input, ctx): Promise<ToolResult> => {
       try {
-        const result = await client.callTool(definition.name, input, { signal: ctx.signal });
+        const result = await client.callTool(definition.name, input, { signal: ctx.signal, idempotent });
         return callResultToToolResult(result, source);
       } catch (error) {
         if (ctx.signal.aborted) throw error;

@@ -31,6 +31,11 @@ export interface McpCallOptions {
   signal?: AbortSignal;
   /** Overrides the server's `timeoutMs` for this call. */
   timeoutMs?: number;
+  /**
+   * Whether the call may be sent again when its connection broke before the answer. Default: what the
+   * tool's annotations say (`readOnlyHint` or `idempotentHint`).
+   */
+  idempotent?: boolean;
 }
 
 /** Options of {@link McpClient.listTools}. */
@@ -55,6 +60,8 @@ const noop = () => {};
 /** The failure's own words: a network error's cause (ECONNREFUSED…) says more than "fetch failed". */
 function describe(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
+  if (error instanceof StreamableHTTPError && error.code !== undefined && error.code > 0)
+    return `HTTP ${error.code}: ${error.message}`;
   const cause = (error as { cause?: unknown }).cause;
   if (error instanceof TypeError && cause instanceof Error) return `${error.message} (${cause.message})`;
   return error.message;
@@ -142,11 +149,18 @@ export class McpClient implements AsyncDisposable {
         version: this.toolsVersion,
         promise: undefined as unknown as Promise<McpToolDefinition[]>,
       };
-      entry.promise = this.request('tools/list', 'listing tools', undefined, this.timeoutMs, (client) => {
-        // The version the listing answers to is the one current when it was sent on a live connection.
-        entry.version = this.toolsVersion;
-        return this.fetchAllTools(client);
-      }).then((tools) => {
+      entry.promise = this.request(
+        'tools/list',
+        'listing tools',
+        undefined,
+        this.timeoutMs,
+        true,
+        (client) => {
+          // The version the listing answers to is the one current when it was sent on a live connection.
+          entry.version = this.toolsVersion;
+          return this.fetchAllTools(client);
+        },
+      ).then((tools) => {
         if (!this.listed || this.listed.version <= entry.version)
           this.listed = { version: entry.version, tools };
         return tools;
@@ -174,6 +188,12 @@ export class McpClient implements AsyncDisposable {
    * Calls a tool and returns the MCP result as it is (`isError: true` included). Throws
    * {@link McpConnectionError} when the server cannot be reached and {@link McpRequestError} for protocol
    * errors and timeouts; rejects with the signal's reason when aborted (after sending MCP cancellation).
+   *
+   * A call that provably never reached the server (a dead process, a session the restarted server does not
+   * know, a refused connection) is sent again once on a new connection. A call whose connection broke
+   * before the answer is sent again only when the tool is idempotent, as its annotations say
+   * (`readOnlyHint` or `idempotentHint`) or `options.idempotent` does; otherwise it fails, and the next
+   * call reconnects.
    */
   async callTool(
     name: string,
@@ -182,7 +202,8 @@ export class McpClient implements AsyncDisposable {
   ): Promise<CallToolResult> {
     const timeout = options.timeoutMs ?? this.timeoutMs;
     const { signal } = options;
-    return this.request('tools/call', `calling tool '${name}'`, signal, timeout, (client) =>
+    const idempotent = options.idempotent ?? this.isIdempotent(name);
+    return this.request('tools/call', `calling tool '${name}'`, signal, timeout, idempotent, (client) =>
       client.callTool({ name, arguments: args }, undefined, {
         ...(signal ? { signal } : {}),
         timeout,
@@ -232,6 +253,11 @@ export class McpClient implements AsyncDisposable {
   /** `await using client = new McpClient(…)` closes it at the end of the scope. */
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
+  }
+
+  private isIdempotent(tool: string): boolean {
+    const hints = this.listed?.tools.find((definition) => definition.name === tool)?.annotations;
+    return hints?.readOnlyHint === true || hints?.idempotentHint === true;
   }
 
   private get timeoutMs(): number {
@@ -347,6 +373,7 @@ export class McpClient implements AsyncDisposable {
     what: string,
     signal: AbortSignal | undefined,
     timeoutMs: number,
+    idempotent: boolean,
     run: (client: Client) => Promise<T>,
   ): Promise<T> {
     for (let attempt = 0; ; attempt++) {
@@ -356,8 +383,9 @@ export class McpClient implements AsyncDisposable {
       } catch (error) {
         if (signal?.aborted) throw signal.reason;
         const unsent = neverSent(error);
-        if (unsent || connectionLost(error)) this.drop(connection);
-        if (unsent && attempt === 0 && !this.isClosed) continue;
+        const lost = unsent || connectionLost(error);
+        if (lost) this.drop(connection);
+        if (attempt === 0 && !this.isClosed && (unsent || (lost && idempotent))) continue;
         throw this.requestError(method, what, error, timeoutMs);
       }
     }

@@ -108,6 +108,20 @@ export function createToolsServer(options: { pageSize?: number; log?: ServerLog 
       return { content: [{ type: 'text', text: cancelled ? 'cancelled' : `slept ${ms} ms` }] };
     },
   );
+  define(
+    'slow_write',
+    {
+      description: 'Waits, then writes (not idempotent, not destructive)',
+      inputSchema: { ms: z.number() },
+      annotations: { readOnlyHint: false, destructiveHint: false },
+    },
+    async ({ ms }, extra) => {
+      log.push(`started ${extra.requestId}`);
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      log.push(`wrote ${extra.requestId}`);
+      return { content: [{ type: 'text', text: 'written' }] };
+    },
+  );
   define('log', { description: 'What the server saw', annotations: readOnly }, () => ({
     content: [{ type: 'text', text: JSON.stringify(log) }],
   }));
