@@ -31,6 +31,7 @@ export interface McpCaller {
 
 /** The session a message goes to, as {@link AgentMcpServerOptions.createAgent} gets it. */
 export interface AgentSession extends McpCaller {
+  /** The session's key in the store. */
   key: SessionKey;
   /** The saved state, or a fresh one (whose `sessionId` is the session's) for a new session. */
   state: AgentState;

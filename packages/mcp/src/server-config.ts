@@ -1,7 +1,12 @@
 import { ConfigError } from '@agentkit/core';
-import type { Tool as McpToolDefinition } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 
-export type { McpToolDefinition };
+/**
+ * A tool as an MCP server describes it in `tools/list` (the SDK's `Tool`): `name`, `title`, `description`,
+ * `inputSchema`, `outputSchema`, `annotations` (`readOnlyHint`, `destructiveHint`, `idempotentHint`,
+ * `openWorldHint`), `_meta`.
+ */
+export type McpToolDefinition = Tool;
 
 /**
  * When a tool of the server asks the user before it runs (agentkit's `needsConfirmation`):

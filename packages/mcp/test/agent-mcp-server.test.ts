@@ -202,7 +202,7 @@ describe('an agent served over MCP', () => {
   }, 60_000);
 
   it('one reply at a time per session: a second message waits for the first, or is refused when busy', async () => {
-    const slow = () => new ScriptedModel([{ chunks: textChunks('done'), delayMs: 300 }]);
+    const slow = () => new ScriptedModel([{ chunks: textChunks('done'), delayMs: 1_000 }]);
     const waiting = await serveHttp({ createAgent: ({ state }) => countingAgent(state, slow()) });
     const client = await connect(waiting.url);
     const send = (message: string) =>

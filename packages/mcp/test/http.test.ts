@@ -199,6 +199,34 @@ describe('MCP tools over Streamable HTTP', () => {
     expect(second.sessions.size).toBe(1);
   }, 60_000);
 
+  it('a server that is down when its list must be refreshed keeps its last list, with a warning', async () => {
+    const http = await startHttpToolsServer();
+    const remote = client({ url: http.url });
+    const warnings: string[] = [];
+    const model = new ScriptedModel([
+      [toolCallChunk('add_tool', { name: 'late' })],
+      textChunks('Added.'),
+      [toolCallChunk('add', { a: 1, b: 2 })],
+      textChunks('Down.'),
+    ]);
+    const agent = new Agent({
+      name: 'stubborn',
+      model,
+      plugins: [mcpTools({ servers: { remote } })],
+      logger: { warn: (message: string) => warnings.push(message), error() {} },
+    });
+    const changed = new Promise<void>((resolve) => remote.onToolsChanged(resolve));
+    await agent.reply('Add a tool');
+    await changed;
+    await http.close();
+
+    const msg = await agent.reply('Add numbers');
+    expect(msg.finishedReason).toBe('completed');
+    expect(model.requests[2]!.tools.map((t) => t.name)).toEqual(model.requests[0]!.tools.map((t) => t.name));
+    expect(warnings.join('\n')).toContain("the tools of MCP server 'remote' could not be refreshed");
+    expect(results(msg)[0]?.state).toBe('error');
+  }, 60_000);
+
   it('a URL where nothing listens gives McpConnectionError naming the server', async () => {
     const http = await startHttpToolsServer();
     await http.close();
