@@ -1,7 +1,14 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { Agent, type AgentState, defineTool, getText, InMemorySessionStore } from '@agentkit/core';
+import {
+  Agent,
+  type AgentState,
+  defineTool,
+  getText,
+  InMemorySessionStore,
+  type Plugin,
+} from '@agentkit/core';
 import { ScriptedModel, textChunks, toolCallChunk } from '@agentkit/core/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -251,6 +258,42 @@ describe('an agent served over MCP', () => {
     })) as CallToolResult;
     expect(result.isError).toBe(true);
     expect(text(result)).toBe('no model configured');
+  }, 60_000);
+
+  it('passes replyOptions to every reply, from the session', async () => {
+    const seen: unknown[] = [];
+    const tone: Plugin = {
+      name: 'tone',
+      replyOptions: ['tone'],
+      hooks: {
+        beforeReply: ({ options }) => {
+          seen.push(options.tone);
+        },
+      },
+    };
+    const { url } = await serveHttp({
+      createAgent: ({ state }) =>
+        new Agent({ name: 'helper', state, plugins: [tone], model: new ScriptedModel([textChunks('ok')]) }),
+      replyOptions: (session) => ({ tone: `formal for ${session.key.sessionId}` }),
+    });
+    const client = await connect(url);
+    await client.callTool({ name: 'send_message', arguments: { message: 'hi', session_id: 'abc' } });
+    expect(seen).toEqual(['formal for abc']);
+  }, 60_000);
+
+  it('closes HTTP MCP sessions left idle; their conversations stay in the store', async () => {
+    const { store, url } = await serveHttp({ httpSessionIdleMs: 200 });
+    const idle = await connect(url);
+    const first = (await idle.callTool({
+      name: 'send_message',
+      arguments: { message: 'hi' },
+    })) as CallToolResult;
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    await connect(url); // any request sweeps idle sessions
+    await expect(
+      idle.callTool({ name: 'send_message', arguments: { message: 'still there?' } }),
+    ).rejects.toThrow(/404|Session not found/);
+    expect(await store.getSession('mcp', 'helper', sessionOf(first))).not.toBeNull();
   }, 60_000);
 
   it('answers 404 to an unknown MCP session and 400 to a non-initialize request without one', async () => {

@@ -63,10 +63,10 @@ describe('MCP tools over Streamable HTTP', () => {
     const agent = new Agent({ name: 'both', model, plugins: [mcpTools({ servers: { local, remote } })] });
     await agent.reply('hi');
     const names = model.requests[0]!.tools.map((t) => t.name);
-    expect(names).toHaveLength(28);
-    expect(new Set(names).size).toBe(28);
-    expect(names.slice(0, 14)).toContain('add'); // the first server keeps the names
-    const remoteAdd = names.slice(14).find((name) => name.startsWith('add_') && name !== 'add_tool');
+    expect(names).toHaveLength(30);
+    expect(new Set(names).size).toBe(30);
+    expect(names.slice(0, 15)).toContain('add'); // the first server keeps the names
+    const remoteAdd = names.slice(15).find((name) => name.startsWith('add_') && name !== 'add_tool');
     expect(remoteAdd).toMatch(/^add_[0-9a-f]{8}$/);
     for (const name of names) expect(name).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
 
@@ -120,7 +120,7 @@ describe('MCP tools over Streamable HTTP', () => {
     const changed = new Promise<void>((resolve) => remote.onToolsChanged(resolve));
 
     await agent.reply('Add a tool');
-    expect(model.requests[0]!.tools).toHaveLength(14);
+    expect(model.requests[0]!.tools).toHaveLength(15);
     expect(http.log.filter((line) => line.startsWith('list'))).toEqual(['list start', 'list 5', 'list 10']);
     // Over HTTP the notification comes on its own stream: wait for it rather than assume it came first.
     await changed;
@@ -128,7 +128,23 @@ describe('MCP tools over Streamable HTTP', () => {
 
     expect(model.requests[2]!.tools.map((t) => t.name)).toContain('shout');
     expect(outputText(results(second)[0])).toBe('echo: hey');
-    expect(http.log.filter((line) => line.startsWith('list'))).toHaveLength(6);
+    expect(http.log.filter((line) => line.startsWith('list'))).toHaveLength(7); // 3 pages, then 4
+  }, 60_000);
+
+  it('progress notifications keep a long call alive past timeoutMs', async () => {
+    const http = await server();
+    const remote = client({ url: http.url, timeoutMs: 600 });
+    const result = await remote.callTool('progress', { ms: 2_000, everyMs: 100 });
+    expect(result.content).toEqual([{ type: 'text', text: 'worked 2000 ms' }]);
+  }, 60_000);
+
+  it('close() terminates the HTTP session on the server', async () => {
+    const http = await server();
+    const remote = client({ url: http.url });
+    await remote.connect();
+    expect(http.sessions.size).toBe(1);
+    await remote.close();
+    expect(http.sessions.size).toBe(0);
   }, 60_000);
 
   it('an interrupted reply cancels the call on the server', async () => {

@@ -184,7 +184,7 @@ describe('MCP tools over stdio', () => {
     expect(names).toEqual(
       expect.arrayContaining(['add', 'stats', 'slow', 'delete_file', 'files_read', 'add_tool']),
     );
-    expect(names).toHaveLength(14);
+    expect(names).toHaveLength(15);
     expect(model.requests[1]!.tools.map((t) => t.name)).toEqual(names);
     expect((await serverLog(tools)).filter((line) => line.startsWith('list'))).toEqual([
       'list start',
@@ -306,11 +306,27 @@ describe('MCP tools over stdio', () => {
     expect((error as Error).message).toContain("MCP server 'ghost'");
     expect((error as Error).message).toContain('ENOENT');
 
-    const dying = client({ FAIL_AT_START: 'no API key configured' });
+    const stderr: string[] = [];
+    const dying = client(
+      { FAIL_AT_START: 'no API key configured' },
+      { stderr: (text: string) => stderr.push(text) },
+    );
     const died = await dying.connect().catch((e: unknown) => e);
     expect(died).toBeInstanceOf(McpConnectionError);
     expect((died as Error).message).toContain('exited');
     expect((died as Error).message).toContain('fatal: no API key configured');
+    expect(stderr.join('')).toBe('fatal: no API key configured\n');
+
+    // A process that starts but never answers the handshake.
+    const mute = new McpClient('mute', {
+      command: process.execPath,
+      args: ['-e', 'setInterval(() => {}, 1000)'],
+      connectTimeoutMs: 500,
+    });
+    opened.push(mute);
+    const silent = await mute.connect().catch((e: unknown) => e);
+    expect(silent).toBeInstanceOf(McpConnectionError);
+    expect((silent as Error).message).toContain("no answer to 'initialize' within 500 ms");
 
     // In a reply, the failure ends the reply with an error that names the server.
     const model = new ScriptedModel([textChunks('unreachable')]);

@@ -11,6 +11,17 @@ export type ServerLog = string[];
 
 type Shape = Record<string, z.ZodType>;
 
+/** What a tool handler gets besides its arguments (the part of the SDK's `RequestHandlerExtra` used here). */
+interface ToolExtra {
+  signal: AbortSignal;
+  requestId: string | number;
+  _meta?: { progressToken?: string | number };
+  sendNotification: (notification: {
+    method: 'notifications/progress';
+    params: { progressToken: string | number; progress: number };
+  }) => Promise<void>;
+}
+
 /**
  * A real MCP server (the SDK's `McpServer`) with the tools the tests need: schemas, images, errors, a slow
  * tool that notices cancellation, annotated tools, a tool that adds a tool at runtime. With `pageSize`,
@@ -32,7 +43,7 @@ export function createToolsServer(options: { pageSize?: number; log?: ServerLog 
       annotations?: ToolAnnotations;
       outputSchema?: Shape;
     },
-    handler: (args: any, extra: { signal: AbortSignal; requestId: string | number }) => unknown,
+    handler: (args: any, extra: ToolExtra) => unknown,
   ) => {
     server.registerTool(name, config, handler as never);
     listed.push({
@@ -120,6 +131,26 @@ export function createToolsServer(options: { pageSize?: number; log?: ServerLog 
       await new Promise((resolve) => setTimeout(resolve, ms));
       log.push(`wrote ${extra.requestId}`);
       return { content: [{ type: 'text', text: 'written' }] };
+    },
+  );
+  define(
+    'progress',
+    {
+      description: 'Works for a while, reporting progress',
+      inputSchema: { ms: z.number(), everyMs: z.number() },
+      annotations: readOnly,
+    },
+    async ({ ms, everyMs }, extra) => {
+      const token = extra._meta?.progressToken;
+      for (let done = 0; done < ms; done += everyMs) {
+        if (token !== undefined)
+          await extra.sendNotification({
+            method: 'notifications/progress',
+            params: { progressToken: token, progress: done },
+          });
+        await new Promise((resolve) => setTimeout(resolve, everyMs));
+      }
+      return { content: [{ type: 'text', text: `worked ${ms} ms` }] };
     },
   );
   define('log', { description: 'What the server saw', annotations: readOnly }, () => ({
