@@ -180,12 +180,27 @@ export class AgentMcpServer implements AsyncDisposable {
    * Handles one HTTP request to the MCP endpoint (Streamable HTTP: POST, GET for the notification stream,
    * DELETE to end a session) on a Node `http` server or anything built on it (Express, Fastify's raw
    * request). Pass `parsedBody` when a body parser already read the request. Put authentication in front
-   * of it; a validated token on `req.auth` reaches `userId` and `createAgent` as `authInfo`.
+   * of it; a validated token on `req.auth` reaches `userId` and `createAgent` as `authInfo`. Never rejects:
+   * an unexpected failure is answered with HTTP 500.
    */
   async handleHttp(
     req: IncomingMessage & { auth?: AuthInfo },
     res: ServerResponse,
     parsedBody?: unknown,
+  ): Promise<void> {
+    try {
+      await this.routeHttp(req, res, parsedBody);
+    } catch {
+      // Never a rejection for the caller's request handler to lose (an unhandled one ends the process).
+      if (!res.headersSent) reject(res, 500, -32603, 'Internal server error');
+      else res.end();
+    }
+  }
+
+  private async routeHttp(
+    req: IncomingMessage & { auth?: AuthInfo },
+    res: ServerResponse,
+    parsedBody: unknown,
   ): Promise<void> {
     this.closeIdleHttpSessions();
     const header = req.headers['mcp-session-id'];
@@ -207,10 +222,13 @@ export class AgentMcpServer implements AsyncDisposable {
     transport.onclose = () => {
       if (transport.sessionId) this.httpSessions.delete(transport.sessionId);
     };
-    await server.connect(transport);
-    await transport.handleRequest(req, res, parsedBody);
-    // Not an initialize request: the transport answered with an error and no session exists.
-    if (!transport.sessionId) await server.close();
+    try {
+      await server.connect(transport);
+      await transport.handleRequest(req, res, parsedBody);
+    } finally {
+      // Not an initialize request (or it failed): the transport answered with an error and no session exists.
+      if (!transport.sessionId) await server.close();
+    }
   }
 
   /** Closes every connection (stdio and HTTP sessions). Sessions in the store are kept. */
