@@ -1,6 +1,6 @@
+import { StringDecoder } from 'node:string_decoder';
 import type { Tool } from '@agentkit/core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import {
   StreamableHTTPClientTransport,
   StreamableHTTPError,
@@ -17,6 +17,7 @@ import { buildAgentkitTools } from './build-agentkit-tools';
 import { McpConnectionError } from './mcp-connection-error';
 import { McpRequestError } from './mcp-request-error';
 import { raceAbort } from './race-abort';
+import { StdioProcessTransport } from './stdio-process-transport';
 import {
   checkServerConfig,
   type McpHttpServerConfig,
@@ -107,7 +108,7 @@ export class McpClient implements AsyncDisposable {
   private connections = 0;
   private toolsVersion = 0;
   private listed: { version: number; tools: McpToolDefinition[] } | undefined;
-  private listing: { version: number; promise: Promise<McpToolDefinition[]> } | undefined;
+  private listing: { version: number; promise: Promise<readonly McpToolDefinition[]> } | undefined;
   private readonly listeners = new Set<() => void>();
   private isClosed = false;
   private stderrTail = '';
@@ -142,12 +143,12 @@ export class McpClient implements AsyncDisposable {
    * reports a change or the connection is replaced. Throws {@link McpConnectionError} or
    * {@link McpRequestError}.
    */
-  async listTools(options: McpListOptions = {}): Promise<McpToolDefinition[]> {
+  async listTools(options: McpListOptions = {}): Promise<readonly McpToolDefinition[]> {
     if (this.listed && this.listed.version === this.toolsVersion) return this.listed.tools;
     if (!this.listing || this.listing.version !== this.toolsVersion) {
       const entry = {
         version: this.toolsVersion,
-        promise: undefined as unknown as Promise<McpToolDefinition[]>,
+        promise: undefined as unknown as Promise<readonly McpToolDefinition[]>,
       };
       entry.promise = this.request(
         'tools/list',
@@ -247,7 +248,7 @@ export class McpClient implements AsyncDisposable {
       ]);
       clearTimeout(timer);
     }
-    await connection.client.close().catch(noop);
+    await this.shutDown(connection);
   }
 
   /** `await using client = new McpClient(…)` closes it at the end of the scope. */
@@ -296,11 +297,11 @@ export class McpClient implements AsyncDisposable {
       });
     } catch (error) {
       connection.closed = true;
-      await client.close().catch(noop);
+      await this.shutDown(connection);
       throw this.connectionError(error);
     }
     if (connection.closed || this.isClosed) {
-      await client.close().catch(noop);
+      await this.shutDown(connection);
       throw this.connectionError(new Error('the connection closed right after the handshake'));
     }
     this.live = connection;
@@ -312,7 +313,7 @@ export class McpClient implements AsyncDisposable {
   private createTransport(): Transport {
     if ('command' in this.config && this.config.command !== undefined) {
       const config = this.config as McpStdioServerConfig;
-      const transport = new StdioClientTransport({
+      const transport = new StdioProcessTransport({
         command: config.command,
         args: [...(config.args ?? [])],
         ...(config.env ? { env: { ...config.env } } : {}),
@@ -320,11 +321,17 @@ export class McpClient implements AsyncDisposable {
         stderr: 'pipe',
       });
       const forward = config.stderr ?? 'inherit';
+      const decoder = new StringDecoder('utf8');
       transport.stderr?.on('data', (chunk: Buffer) => {
-        const text = chunk.toString('utf8');
+        const text = decoder.write(chunk);
         this.stderrTail = (this.stderrTail + text).slice(-STDERR_TAIL);
         if (forward === 'inherit') process.stderr.write(text);
-        else if (typeof forward === 'function') forward(text);
+        else if (typeof forward === 'function')
+          try {
+            forward(text);
+          } catch {
+            // The application's log sink failing must not take the connection (or the process) down.
+          }
       });
       return transport;
     }
@@ -354,7 +361,13 @@ export class McpClient implements AsyncDisposable {
   /** Gives up a connection that failed; the next request opens a new one. */
   private drop(connection: Connection): void {
     this.forget(connection);
-    connection.client.close().catch(noop);
+    this.shutDown(connection).catch(noop);
+  }
+
+  /** Closes the client, and waits until a stdio server's process has ended. */
+  private async shutDown({ client, transport }: Connection): Promise<void> {
+    await client.close().catch(noop);
+    if (transport instanceof StdioProcessTransport) await transport.close().catch(noop);
   }
 
   private toolsChanged(): void {

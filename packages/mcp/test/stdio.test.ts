@@ -317,16 +317,22 @@ describe('MCP tools over stdio', () => {
     expect((died as Error).message).toContain('fatal: no API key configured');
     expect(stderr.join('')).toBe('fatal: no API key configured\n');
 
-    // A process that starts but never answers the handshake.
+    // A process that starts but never answers the handshake (nor exits when its stdin closes) is stopped.
+    let mutePid = 0;
     const mute = new McpClient('mute', {
       command: process.execPath,
-      args: ['-e', 'setInterval(() => {}, 1000)'],
+      args: ['-e', 'process.stderr.write(String(process.pid)); setInterval(() => {}, 1000)'],
       connectTimeoutMs: 500,
+      stderr: (text) => {
+        mutePid = Number(text);
+      },
     });
     opened.push(mute);
     const silent = await mute.connect().catch((e: unknown) => e);
     expect(silent).toBeInstanceOf(McpConnectionError);
     expect((silent as Error).message).toContain("no answer to 'initialize' within 500 ms");
+    expect(mutePid).toBeGreaterThan(0);
+    expect(alive(mutePid)).toBe(false);
 
     // In a reply, the failure ends the reply with an error that names the server.
     const model = new ScriptedModel([textChunks('unreachable')]);
