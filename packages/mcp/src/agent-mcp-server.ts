@@ -11,6 +11,7 @@ import {
   type ReplyOptions,
   type SessionKey,
   SessionLease,
+  runSession,
   type SessionStore,
 } from '@agentkit/core';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -272,29 +273,38 @@ export class AgentMcpServer implements AsyncDisposable {
         owner: `mcp:${caller.mcpSessionId ?? 'stdio'}`,
         signal,
       });
-      const record = await options.store.getSession(userId, options.agentId, sessionId, { signal });
-      const session: AgentSession = {
-        ...caller,
-        key,
-        state: record?.state ?? createAgentState({ sessionId }),
-        isNew: record === null,
-      };
-      const agent = await options.createAgent(session);
-      const replyOptions =
-        typeof options.replyOptions === 'function'
-          ? await options.replyOptions(session)
-          : options.replyOptions;
-      const reply = await agent.reply(text, {
-        ...replyOptions,
-        signal: AbortSignal.any([signal, lease.signal]),
+      const run = await runSession({
+        store: options.store,
+        session: key,
+        lease,
+        signal,
+        input: text,
+        agent: (state) =>
+          options.createAgent({
+            ...caller,
+            key,
+            state,
+            isNew: state.reply === null && state.context.length === 0,
+          }),
+        ...(options.replyOptions !== undefined
+          ? {
+              replyOptions:
+                typeof options.replyOptions === 'function'
+                  ? await options.replyOptions({
+                      ...caller,
+                      key,
+                      state: createAgentState({ sessionId }),
+                      isNew: false,
+                    })
+                  : options.replyOptions,
+            }
+          : {}),
       });
-      await options.store.upsertSession(userId, options.agentId, sessionId, {
-        state: agent.state,
-        ...lease.writeOptions(),
-      });
+      const reply = run.message;
+      const state = run.record.state;
       const resultMeta = { ...meta, [REASON_META]: reply.finishedReason };
       if (reply.finishedReason === null) {
-        const awaited = awaitingToolCalls(agent.state).map((call) => `'${call.name}' (${call.state})`);
+        const awaited = awaitingToolCalls(state).map((call) => `'${call.name}' (${call.state})`);
         return errorResult(
           `The agent paused: it waits for ${awaited.join(', ')} to be confirmed or executed, which cannot ` +
             'happen over MCP. The session is saved; the application must resume it.',

@@ -4,8 +4,7 @@ import type { McpClient } from './mcp-client';
 import type { McpToolDefinition } from './server-config';
 import { assignToolNames } from './tool-names';
 
-/** Core is adding `idempotent` to `Tool`; until then the field rides along on the object. */
-type AgentkitTool = Tool<Record<string, unknown>> & { idempotent?: boolean };
+type AgentkitTool = Tool<Record<string, unknown>>;
 
 /** Built tools by definition and name: a listing that did not change gives the very same tool objects. */
 const built = new WeakMap<McpToolDefinition, Map<string, AgentkitTool>>();

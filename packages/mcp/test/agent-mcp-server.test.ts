@@ -165,10 +165,10 @@ describe('an agent served over MCP', () => {
     controller.abort();
     await expect(call).rejects.toThrow();
 
-    await waitFor(async () => (await store.getSession('mcp', 'helper', 'slow')) !== null);
+    // The run ends (its lease released) once the interrupted reply is saved.
+    await waitFor(async () => (await store.getLease('mcp', 'helper', 'slow')) === null);
     const saved = await store.getSession('mcp', 'helper', 'slow');
     expect(saved!.state.context.at(-1)?.finishedReason).toBe('interrupted');
-    await waitFor(async () => (await store.getLease('mcp', 'helper', 'slow')) === null);
   }, 60_000);
 
   it('a reply that pauses for confirmation comes back as an error naming the awaited call', async () => {
