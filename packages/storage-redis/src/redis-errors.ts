@@ -2,13 +2,14 @@ import { AgentkitError, type SessionKey, StoreConnectionError, StoreDataError } 
 
 /**
  * Turns an error of ioredis into agentkit's store errors: a key of the wrong Redis type is a corrupt
- * record (`StoreDataError` naming the session); anything else (connection refused or lost, timeouts,
- * cluster down, errors the server replied with) is a `StoreConnectionError` the caller may retry.
+ * record (`StoreDataError` naming the session, never a retryable error); anything else (connection
+ * refused or lost, timeouts, cluster down, errors the server replied with) is a `StoreConnectionError` the
+ * caller may retry. Agentkit errors pass through.
  */
-export function toStoreError(error: unknown, operation: string, session?: SessionKey): AgentkitError {
+export function toStoreError(error: unknown, operation: string, session: SessionKey): AgentkitError {
   if (AgentkitError.isInstance(error)) return error;
   const message = error instanceof Error ? error.message : String(error);
-  if (session && message.includes('WRONGTYPE'))
+  if (message.includes('WRONGTYPE'))
     return new StoreDataError(session, 'its Redis key holds a value of the wrong type (not a hash).', {
       cause: error,
     });
