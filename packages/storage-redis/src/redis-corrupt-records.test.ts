@@ -55,7 +55,7 @@ async function snapshot(): Promise<Record<string, unknown>> {
         type === 'hash'
           ? await admin.hgetall(key)
           : type === 'zset'
-            ? await admin.zrange(key, 0, -1, 'WITHSCORES')
+            ? await admin.zrange(key, '0', '-1', 'WITHSCORES')
             : type === 'string'
               ? await admin.get(key)
               : type;
@@ -178,8 +178,9 @@ const goods = ['good-1', 'good-2', 'good-3', 'good-4'];
 
 /** Good and corrupt sessions of one pair, created in alternation (newest last). */
 async function plantAll(): Promise<void> {
-  const order = [...goods];
-  corruptions.forEach((c, i) => order.splice(Math.min(order.length, 1 + i), 0, c.id));
+  const bad = corruptions.map((c) => c.id);
+  const per = Math.ceil(bad.length / goods.length);
+  const order = goods.flatMap((good, i) => [good, ...bad.slice(i * per, (i + 1) * per)]);
   for (const id of order) {
     await store.upsertSession(U, A, id, { state: pausedStateFixture({ sessionId: id }), metadata: { id } });
     await sleep(2);

@@ -1,7 +1,6 @@
 import {
   AgentkitError,
   ConfigError,
-  StoreDataError,
   VersionConflictError,
   createAgentState,
   type AgentState,
