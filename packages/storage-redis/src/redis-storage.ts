@@ -43,6 +43,7 @@ import { withDeadline } from './with-deadline';
 
 const MAX_LIST_LIMIT = 1000;
 const DEFAULT_TIMEOUT_MS = 5000;
+const WRONG_TYPE = 'its Redis key holds a value of the wrong type (not a hash).';
 /** A listing cursor: the escaped index member of the last entry of the previous page. */
 const CURSOR = /^r2\.([A-Za-z0-9_.%-]+)$/;
 
@@ -184,27 +185,9 @@ export class RedisStorage implements SessionStore, AsyncDisposable {
     const skipped: SessionPage['skipped'] = [];
     const count = Math.min(limit, rows.length / 6);
     for (let i = 0; i < count; i++) {
-      const [member, kind, v, c, u, m] = rows.slice(i * 6, i * 6 + 6) as Array<string | null>;
-      const escapedId = (member as string).slice((member as string).indexOf(':') + 1);
-      let sessionId: string;
-      try {
-        sessionId = unescapeKeyPart(escapedId);
-      } catch {
-        skipped.push({
-          sessionId: escapedId,
-          reason: `Its index entry ${JSON.stringify(member)} is not an escaped id.`,
-        });
-        continue;
-      }
-      try {
-        const key = { userId, agentId, sessionId };
-        if (kind === 'wrongtype')
-          throw new StoreDataError(key, 'its Redis key holds a value of the wrong type (not a hash).');
-        sessions.push(parseSummary(key, { v, c, u, m }));
-      } catch (error) {
-        if (!(error instanceof StoreDataError)) throw error;
-        skipped.push({ sessionId, reason: error.message });
-      }
+      const entry = listEntry(userId, agentId, rows.slice(i * 6, i * 6 + 6) as ListRow);
+      if ('reason' in entry) skipped.push(entry);
+      else sessions.push(entry);
     }
     const last = rows[(count - 1) * 6] as string | undefined;
     return {
@@ -473,6 +456,32 @@ function throwRefusal(reply: Reply, key: SessionKey, token?: number): void {
 
 function toGrant(reply: Reply): LeaseGrant {
   return { token: Number(reply[1]), owner: String(reply[2]), expiresAt: Number(reply[3]) };
+}
+
+/** A row of the LIST script: member, kind ('ok' | 'wrongtype'), version, createdAt, updatedAt, metadata. */
+type ListRow = [string, string, ...Array<string | null>];
+
+/** The summary of a listed session, or why it is skipped. */
+function listEntry(
+  userId: string,
+  agentId: string,
+  row: ListRow,
+): SessionSummary | SessionPage['skipped'][number] {
+  const [member, kind, v, c, u, m] = row;
+  const escapedId = member.slice(member.indexOf(':') + 1);
+  let key: SessionKey = { userId, agentId, sessionId: escapedId };
+  try {
+    try {
+      key = { userId, agentId, sessionId: unescapeKeyPart(escapedId) };
+    } catch {
+      throw new StoreDataError(key, `its index entry ${JSON.stringify(member)} is not an escaped id.`);
+    }
+    if (kind === 'wrongtype') throw new StoreDataError(key, WRONG_TYPE);
+    return parseSummary(key, { v, c, u, m });
+  } catch (error) {
+    if (!(error instanceof StoreDataError)) throw error;
+    return { sessionId: key.sessionId, reason: error.message };
+  }
 }
 
 function parseSummary(key: SessionKey, f: Fields): SessionSummary {
