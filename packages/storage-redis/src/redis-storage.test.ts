@@ -198,6 +198,29 @@ describe('RedisStorage options and lifecycle', () => {
     await client.quit();
   });
 
+  it('works with a client that returns numbers as strings (stringNumbers)', async () => {
+    const client = new Redis(REDIS_URL, { stringNumbers: true });
+    const prefix = uniquePrefix('string-numbers');
+    prefixes.push(prefix);
+    try {
+      const store = new RedisStorage({ client, keyPrefix: prefix });
+      const grant = await store.acquireLease('u', 'a', 's', { owner: 'me' });
+      expect(grant).toEqual({ token: expect.any(Number), owner: 'me', expiresAt: expect.any(Number) });
+      expect(await store.getLease('u', 'a', 's')).toEqual(grant);
+      const created = await store.upsertSession('u', 'a', 's', { leaseToken: grant.token });
+      expect(created.version).toBe(1);
+      const conflict = await store
+        .upsertSession('u', 'a', 's', { leaseToken: grant.token, expectedVersion: 5 })
+        .catch((e: unknown) => e);
+      expect(conflict).toMatchObject({ code: 'VERSION_CONFLICT', actualVersion: 1 });
+      expect(await store.deleteSession('u', 'a', 's', { leaseToken: grant.token })).toBe(true);
+      expect(await store.deleteSession('u', 'a', 's', { leaseToken: grant.token })).toBe(false);
+      expect(await store.releaseLease('u', 'a', 's', grant.token)).toBe(true);
+    } finally {
+      await client.quit();
+    }
+  });
+
   it('connects from host, port and db', async () => {
     const url = new URL(REDIS_URL);
     const prefix = uniquePrefix('db');

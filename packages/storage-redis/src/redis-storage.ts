@@ -214,7 +214,7 @@ export class RedisStorage implements SessionStore, AsyncDisposable {
       ),
     )) as Reply;
     throwRefusal(reply, key, leaseToken);
-    return reply[1] === 1;
+    return Number(reply[1]) === 1; // a string with ioredis's stringNumbers
   }
 
   /** Takes the session's lease; `SessionBusyError` (with owner and expiry) while another holder's is live. */
