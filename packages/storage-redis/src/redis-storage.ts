@@ -36,14 +36,13 @@ import {
 import { type Cluster, Redis, type RedisOptions } from 'ioredis';
 import { ACQUIRE_LEASE, GET_LEASE, RELEASE_LEASE, RENEW_LEASE } from './lease-scripts';
 import { DELETE, LIST, LOAD_AND_TOUCH, type LuaScript, SAVE } from './lua-scripts';
-import { toStoreError } from './redis-errors';
+import { WRONG_TYPE, toStoreError } from './redis-errors';
 import { RedisKeys, escapeKeyPart, unescapeKeyPart } from './redis-keys';
 import type { RedisStorageOptions } from './redis-storage-options';
 import { withDeadline } from './with-deadline';
 
 const MAX_LIST_LIMIT = 1000;
 const DEFAULT_TIMEOUT_MS = 5000;
-const WRONG_TYPE = 'its Redis key holds a value of the wrong type (not a hash).';
 /** A listing cursor: the escaped index member of the last entry of the previous page. */
 const CURSOR = /^r2\.([A-Za-z0-9_.%-]+)$/;
 
