@@ -14,6 +14,7 @@ export type Job =
   | { scenario: 'S4'; subject: SubjectId; sessions: number; turns: number }
   | { scenario: 'S4SHAPES'; sessions: number; turns: number }
   | { scenario: 'S7'; messages: number; reps: number }
+  | { scenario: 'S8'; messages: number; reps: number }
   | { scenario: 'CTX'; turns: number; window: number };
 
 async function measure(job: Job): Promise<Record<string, number | string>> {
@@ -102,6 +103,8 @@ async function measure(job: Job): Promise<Record<string, number | string>> {
       return (await import('./s4-shapes')).s4Shapes(job.sessions, job.turns);
     case 'S7':
       return (await import('./redis-bench')).redisBench(job.messages, job.reps);
+    case 'S8':
+      return (await import('./lease-bench')).leaseBench(job.messages, job.reps);
     case 'CTX':
       return (await import('./plugin-scale')).pluginScale(job.turns, job.window);
   }

@@ -9,7 +9,7 @@ import { defineTool } from '@agentkit/core';
 import { z } from 'zod';
 
 /** A real session of `messages` messages: user turns, each answered with one tool call and a text. */
-async function sessionState(messages: number): Promise<AgentState> {
+export async function sessionState(messages: number): Promise<AgentState> {
   const cycle = new ToolCycle(1);
   const add = defineTool({
     name: 'add',
@@ -26,7 +26,7 @@ async function sessionState(messages: number): Promise<AgentState> {
   return JSON.parse(JSON.stringify(agent.state)) as AgentState;
 }
 
-const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+export const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /**
  * S7: `RedisStorage` save (`updateSessionState` with the expected version) + load (`getSession`) of a

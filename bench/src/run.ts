@@ -36,6 +36,7 @@ let config = quick
       s4Sessions: 100,
       s5Rounds: 3,
       s7Reps: 50,
+      s8Reps: 50,
       ctxTurns: 60,
       otelRounds: 1,
     }
@@ -52,6 +53,7 @@ let config = quick
       s4Sessions: 1000,
       s5Rounds: 20,
       s7Reps: 500,
+      s8Reps: 500,
       ctxTurns: 500,
       otelRounds: 7,
     };
@@ -191,6 +193,10 @@ if (reportOnly) {
   if (wants('S7')) {
     log('S7 redis');
     extra.S7 = await runChild({ scenario: 'S7', messages: 50, reps: config.s7Reps });
+  }
+  if (wants('S8')) {
+    log('S8 redis leases');
+    extra.S8 = await runChild({ scenario: 'S8', messages: 50, reps: config.s8Reps });
   }
   if (wants('CTX')) {
     log('plugin scale');
@@ -474,6 +480,56 @@ if (extra.S7) {
     '≤ ×1.5 raw SET/GET (p50, both sides serialising the same state)',
     `${times(r50)} (p99 ${times(r99)})`,
     r50 <= 1.5,
+  );
+}
+
+if (extra.S8) {
+  const s = extra.S8 as Record<string, number>;
+  const r50 = s.leaseP50! / s.jsonP50!;
+  const r99 = s.leaseP99! / s.jsonP99!;
+  // Older runs' results lack S8 and its config entry.
+  const reps = (config as { s8Reps?: number }).s8Reps ?? '?';
+  sections.push(
+    `### S8 — a reply's store work under a lease, session of ${s.messages} messages (${fmt(s.bytes! / 1024, 1)} kB of JSON) on Redis 127.0.0.1:6379, ${reps} interleaved repetitions (µs)\n\n` +
+      table(
+        ['', 'round trips', 'p50', 'p99', 'ratio p50 / p99 vs raw + JSON'],
+        [
+          [
+            '@agentkit/storage-redis acquireLease + updateSessionState (fenced) + releaseLease',
+            '3',
+            fmt(s.leaseP50!),
+            fmt(s.leaseP99!),
+            `${times(r50)} / ${times(r99)}`,
+          ],
+          [
+            'the same with getSession after the acquire (a whole resume: lease, load, save, release)',
+            '4',
+            fmt(s.fullP50!),
+            fmt(s.fullP99!),
+            `${times(s.fullP50! / s.jsonP50!)} / ${times(s.fullP99! / s.jsonP99!)}`,
+          ],
+          [
+            'raw ioredis SET + GET, with JSON.stringify / JSON.parse',
+            '2',
+            fmt(s.jsonP50!),
+            fmt(s.jsonP99!),
+            '',
+          ],
+          [
+            'raw ioredis SET + GET of the ready string',
+            '2',
+            fmt(s.strP50!),
+            fmt(s.strP99!),
+            `lease row vs this: ${times(s.leaseP50! / s.strP50!)} / ${times(s.leaseP99! / s.strP99!)}`,
+          ],
+        ],
+      ),
+  );
+  check(
+    'S8',
+    '≤ ×2 raw SET/GET (p50; acquire + fenced save + release vs SET + GET, both sides serialising the same state)',
+    `${times(r50)} (p99 ${times(r99)})`,
+    r50 <= 2,
   );
 }
 

@@ -19,10 +19,7 @@ describe('README', () => {
     const prefix = uniquePrefix('readme');
     const script = (code as string)
       .replace('new RedisStorage({ url:', `new RedisStorage({ keyPrefix: '${prefix}', url:`)
-      .replace(
-        /^await storage\.deleteSession.*$/m,
-        'if (process.argv[2] === "last") await storage.deleteSession(USER_ID, AGENT_ID, SESSION_ID);',
-      );
+      .replace(/^await (storage\.deleteSession.*)$/m, 'if (process.argv[2] === "last") await $1');
     const file = join(packageDir, `.readme-example-${process.pid}.ts`);
     const admin = new Redis(REDIS_URL);
     await writeFile(file, script);
@@ -38,7 +35,11 @@ describe('README', () => {
       expect(await run('last')).toMatch(/saved version 2\n$/);
       expect(await run('first')).toMatch(/saved version 1\n$/);
       await run('last');
-      expect(await keysByPrefix(admin, prefix), 'the example deletes its session and index').toEqual([]);
+      // The session and its index are gone; the lease hash stays (tokens only grow) until it expires.
+      const left = await keysByPrefix(admin, prefix);
+      expect(left).toEqual([`${prefix}:{user_123:agent_456}:l:session_789`]);
+      expect(await admin.hget(left[0] as string, 'e'), 'the lease was released').toBe('0');
+      expect(await admin.pttl(left[0] as string)).toBeGreaterThan(3_500_000);
     } finally {
       await deleteByPrefix(admin, prefix);
       admin.disconnect();

@@ -1,4 +1,4 @@
-import { VersionConflictError } from '@agentkit/core';
+import { VersionConflictError, createAgentState } from '@agentkit/core';
 import { sessionStoreConformanceCases } from '@agentkit/core/testing';
 import { Cluster, Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -64,7 +64,7 @@ describe('RedisStorage conformance (Redis Cluster, 3 masters)', () => {
 });
 
 describe('RedisStorage on Redis Cluster', () => {
-  it('spreads user–agent pairs over the masters, keeping each pair’s keys in one slot', async () => {
+  it('spreads user–agent pairs over the masters, keeping each pair’s keys (leases included) in one slot', async () => {
     const prefix = prefixFor('slots');
     const keys = new RedisKeys(prefix);
     const store = new RedisStorage({ client, keyPrefix: prefix });
@@ -73,11 +73,15 @@ describe('RedisStorage on Redis Cluster', () => {
       const userId = `user:{${i}}`;
       await store.upsertSession(userId, 'agent', 's1');
       await store.upsertSession(userId, 'agent', 's2');
+      const { token } = await store.acquireLease(userId, 'agent', 's1');
+      await store.updateSessionState(userId, 'agent', 's1', createAgentState(), { leaseToken: token });
+      await store.acquireLease(userId, 'agent', 's2');
       const pairSlots = new Set(
         await Promise.all(
           [
             keys.index(userId, 'agent'),
             ...['s1', 's2'].map((s) => keys.record({ userId, agentId: 'agent', sessionId: s })),
+            ...['s1', 's2'].map((s) => keys.lease({ userId, agentId: 'agent', sessionId: s })),
           ].map(async (k) => Number(await client.cluster('KEYSLOT', k))),
         ),
       );

@@ -87,7 +87,7 @@ describe('RedisStorage when Redis goes away', () => {
 });
 
 describe('RedisStorage round trips', () => {
-  it('uses one command per load and one per save', async () => {
+  it('uses one command per load, per save and per lease operation', async () => {
     const admin = new Redis({ port: server.port });
     const store = new RedisStorage({ port: server.port, keyPrefix: 'rt' });
     const monitor = await admin.monitor();
@@ -96,6 +96,7 @@ describe('RedisStorage round trips', () => {
       await store.upsertSession('u', 'a', 's');
       await store.getSession('u', 'a', 's');
       await store.listSessions('u', 'a');
+      await store.releaseLease('u', 'a', 's', (await store.acquireLease('u', 'a', 's')).token);
       const seen: string[] = [];
       let recording = false;
       const done = new Promise<void>((resolve) =>
@@ -109,9 +110,16 @@ describe('RedisStorage round trips', () => {
       const record = await store.getSession('u', 'a', 's');
       await store.updateSessionState('u', 'a', 's', record!.state, { expectedVersion: record!.version });
       await store.listSessions('u', 'a');
+      // A reply under a lease: one round trip to acquire, one to save (fenced), one to release.
+      const grant = await store.acquireLease('u', 'a', 's');
+      await store.updateSessionState('u', 'a', 's', record!.state, {
+        expectedVersion: record!.version + 1,
+        leaseToken: grant.token,
+      });
+      await store.releaseLease('u', 'a', 's', grant.token);
       await marker.echo('end');
       await done;
-      expect(seen).toEqual(['hgetall', 'evalsha', 'evalsha']);
+      expect(seen).toEqual(['hgetall', 'evalsha', 'evalsha', 'evalsha', 'evalsha', 'evalsha']);
     } finally {
       monitor.disconnect();
       marker.disconnect();

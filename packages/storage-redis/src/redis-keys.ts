@@ -34,7 +34,8 @@ export function checkKeyPrefix(prefix: string): void {
  * The keys of a (user, agent) pair and of one of its sessions. Layout (with `P` the key prefix, ids escaped
  * by {@link escapeKeyPart}):
  * - `P:{user:agent}:sessions`: sorted set, the index of the pair's sessions (member `createdAtMs:session`);
- * - `P:{user:agent}:s:session`: hash, one session record.
+ * - `P:{user:agent}:s:session`: hash, one session record;
+ * - `P:{user:agent}:l:session`: hash, the session's lease (kept when the record is deleted).
  *
  * Everything of a (user, agent) pair shares the hash tag `{user:agent}`, so one Lua script can create a
  * record and index it atomically on Redis Cluster.
@@ -57,6 +58,11 @@ export class RedisKeys {
   /** The hash holding one session record. */
   record(key: SessionKey): string {
     return `${this.pairPrefix(key.userId, key.agentId)}s:${escapeKeyPart(key.sessionId)}`;
+  }
+
+  /** The hash holding the lease of a session. */
+  lease(key: SessionKey): string {
+    return `${this.pairPrefix(key.userId, key.agentId)}l:${escapeKeyPart(key.sessionId)}`;
   }
 
   /** The index member of a session: its creation time (ms, 16 digits) and escaped id, so members sort newest last. */

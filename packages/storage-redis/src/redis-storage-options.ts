@@ -5,7 +5,8 @@ export interface RedisStorageOptions {
   /**
    * An existing ioredis `Redis` or `Cluster` instance. The storage never closes a client it did not
    * create. For fast failures while Redis is down, create it with `enableOfflineQueue: false` and
-   * `maxRetriesPerRequest: 0` (the storage does this for the clients it creates).
+   * `maxRetriesPerRequest: 0` (the storage does this for the clients it creates); `commandTimeoutMs`
+   * bounds every call either way.
    */
   client?: Redis | Cluster;
   /** A `redis://` or `rediss://` URL (credentials and db included). Fields below override its parts. */
@@ -26,9 +27,19 @@ export interface RedisStorageOptions {
   keyPrefix?: string;
   /**
    * Sliding expiry: a session (and the index of its user and agent) expires this many seconds after it
-   * was last read or written. Default: never.
+   * was last read or written. Default: never. Leases expire on their own (see the README).
    */
   ttlSeconds?: number;
+  /**
+   * How long a call waits for the connection to Redis to be set up (TCP connect and handshake) before it
+   * fails with `StoreConnectionError`, in ms. Default 5000.
+   */
+  connectTimeoutMs?: number;
+  /**
+   * How long a call waits for Redis to answer before it fails with `StoreConnectionError`, in ms (a write
+   * that timed out may still take effect; reload to know). Default 5000.
+   */
+  commandTimeoutMs?: number;
   /** Further ioredis options for the client the storage creates (ignored with `client`). */
   redisOptions?: RedisOptions;
 }

@@ -1,9 +1,16 @@
 import {
   type AgentState,
+  type CallOptions,
   ConfigError,
   type JSONObject,
+  type LeaseGrant,
+  type LeaseOptions,
+  LeaseLostError,
+  type ListOptions,
+  SessionBusyError,
   type SessionKey,
   SessionNotFoundError,
+  type SessionPage,
   type SessionRecord,
   type SessionStore,
   type SessionSummary,
@@ -14,29 +21,41 @@ import {
   createAgentState,
 } from '@agentkit/core';
 import {
+  checkCallOptions,
+  checkLeaseOptions,
+  checkLeaseToken,
   checkListOptions,
   checkSessionKey,
   checkUpdateArgs,
   checkUpsertArgs,
+  checkWriteOptions,
   invalidCursor,
   parseStoredState,
   parseStoredSummary,
 } from '@agentkit/core/store';
 import { type Cluster, Redis, type RedisOptions } from 'ioredis';
+import { ACQUIRE_LEASE, GET_LEASE, RELEASE_LEASE, RENEW_LEASE } from './lease-scripts';
 import { DELETE, LIST, LOAD_AND_TOUCH, type LuaScript, SAVE } from './lua-scripts';
-import { toStoreError } from './redis-errors';
-import { RedisKeys, unescapeKeyPart } from './redis-keys';
+import { WRONG_TYPE, toStoreError } from './redis-errors';
+import { RedisKeys, escapeKeyPart, unescapeKeyPart } from './redis-keys';
 import type { RedisStorageOptions } from './redis-storage-options';
+import { withDeadline } from './with-deadline';
 
 const MAX_LIST_LIMIT = 1000;
-const CURSOR = /^r1\.(\d{16}:[A-Za-z0-9_.%-]+)$/;
+const DEFAULT_TIMEOUT_MS = 5000;
+/** A listing cursor: the escaped index member of the last entry of the previous page. */
+const CURSOR = /^r2\.([A-Za-z0-9_.%-]+)$/;
 
-type Fields = Record<string, string | undefined>;
+type Fields = Record<string, string | null | undefined>;
+/** A script's answer: a status, then its values. */
+type Reply = [string, ...unknown[]];
 
 /**
  * A {@link SessionStore} in Redis over ioredis: sessions keyed by (userId, agentId, sessionId), writes
- * that compare the expected version atomically in a Lua script, optional sliding TTL, and Redis Cluster
- * support (all keys of a user–agent pair share one hash tag). One round trip per load and per save.
+ * that compare the expected version and check the session's lease atomically in a Lua script, leases
+ * with fencing tokens timed by the Redis server's clock, optional sliding TTL, connect and command
+ * timeouts, and Redis Cluster support (all keys of a user–agent pair share one hash tag). One round trip
+ * per load, per save and per lease operation.
  * @example
  * await using storage = new RedisStorage({ url: 'redis://127.0.0.1:6379' });
  * const record = await storage.getSession('user-1', 'agent-1', 'session-1');
@@ -47,17 +66,24 @@ export class RedisStorage implements SessionStore, AsyncDisposable {
   private readonly ownsClient: boolean;
   private readonly keys: RedisKeys;
   private readonly ttl: number;
+  private readonly connectTimeoutMs: number;
+  private readonly commandTimeoutMs: number;
   private connecting: Promise<void> | null = null;
   private closed = false;
 
   constructor(options: RedisStorageOptions = {}) {
     this.keys = new RedisKeys(options.keyPrefix ?? 'agentkit');
     const ttl = options.ttlSeconds;
-    if (ttl !== undefined && (!Number.isSafeInteger(ttl) || ttl <= 0))
-      throw new ConfigError(`ttlSeconds must be a positive integer, got ${String(ttl)}.`, {
-        field: 'ttlSeconds',
-      });
+    if (ttl !== undefined) positiveInteger('ttlSeconds', ttl);
     this.ttl = ttl ?? 0;
+    this.connectTimeoutMs = positiveInteger(
+      'connectTimeoutMs',
+      options.connectTimeoutMs ?? DEFAULT_TIMEOUT_MS,
+    );
+    this.commandTimeoutMs = positiveInteger(
+      'commandTimeoutMs',
+      options.commandTimeoutMs ?? DEFAULT_TIMEOUT_MS,
+    );
     if (options.client) {
       this.client = options.client;
       this.ownsClient = false;
@@ -66,10 +92,13 @@ export class RedisStorage implements SessionStore, AsyncDisposable {
     const connection: RedisOptions = {
       retryStrategy: (times) => Math.min(times * 100, 2000),
       ...options.redisOptions,
-      // Fail fast while disconnected instead of queueing commands forever; connect on first use.
+      // Fail fast while disconnected instead of queueing commands forever; connect on first use. The
+      // handshake (HELLO) is a command too, so commandTimeout also ends a connect to a frozen server.
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       lazyConnect: true,
+      connectTimeout: this.connectTimeoutMs,
+      commandTimeout: this.commandTimeoutMs,
     };
     if (options.host !== undefined) connection.host = options.host;
     if (options.port !== undefined) connection.port = options.port;
@@ -84,26 +113,26 @@ export class RedisStorage implements SessionStore, AsyncDisposable {
   }
 
   /** The session, or `null` when it does not exist. Throws `StoreDataError` for a corrupt record. */
-  async getSession(userId: string, agentId: string, sessionId: string): Promise<SessionRecord | null> {
+  async getSession(
+    userId: string,
+    agentId: string,
+    sessionId: string,
+    options?: CallOptions,
+  ): Promise<SessionRecord | null> {
     const key = checkSessionKey(userId, agentId, sessionId);
+    const { signal } = checkCallOptions(options);
     const recordKey = this.keys.record(key);
-    let fields: Fields;
-    try {
-      await this.ready();
-      if (this.ttl > 0) {
-        const flat = (await this.run(
-          LOAD_AND_TOUCH,
-          [recordKey, this.keys.index(userId, agentId)],
-          [this.ttl],
-        )) as string[];
-        fields = {};
-        for (let i = 0; i + 1 < flat.length; i += 2) fields[flat[i] as string] = flat[i + 1];
-      } else {
-        fields = await this.client.hgetall(recordKey);
-      }
-    } catch (error) {
-      throw toStoreError(error, 'getSession', key);
-    }
+    const fields: Fields = await this.call('getSession', key, signal, async () => {
+      if (this.ttl === 0) return await this.client.hgetall(recordKey);
+      const flat = (await this.run(
+        LOAD_AND_TOUCH,
+        [recordKey, this.keys.index(userId, agentId)],
+        [this.ttl],
+      )) as string[];
+      const out: Fields = {};
+      for (let i = 0; i + 1 < flat.length; i += 2) out[flat[i] as string] = flat[i + 1];
+      return out;
+    });
     if (Object.keys(fields).length === 0) return null;
     return parseRecord(key, fields);
   }
@@ -119,10 +148,10 @@ export class RedisStorage implements SessionStore, AsyncDisposable {
       key,
       stateJson = '',
       metadataJson = '',
-      expectedVersion,
+      ...write
     } = checkUpsertArgs(userId, agentId, sessionId, data);
     const fresh = stateJson === '' ? JSON.stringify(createAgentState({ sessionId })) : '';
-    return this.save('upsertSession', key, expectedVersion, stateJson, metadataJson, fresh, data?.state);
+    return this.save('upsertSession', key, write, stateJson, metadataJson, fresh, data?.state);
   }
 
   /** Saves the state after a reply. Throws `SessionNotFoundError` when the session does not exist. */
@@ -133,53 +162,126 @@ export class RedisStorage implements SessionStore, AsyncDisposable {
     state: AgentState,
     options?: WriteOptions,
   ): Promise<SessionRecord> {
-    const { key, stateJson, expectedVersion } = checkUpdateArgs(userId, agentId, sessionId, state, options);
-    return this.save('updateSessionState', key, expectedVersion, stateJson, '', '', state);
+    const { key, stateJson, ...write } = checkUpdateArgs(userId, agentId, sessionId, state, options);
+    return this.save('updateSessionState', key, write, stateJson, '', '', state);
   }
 
-  /** The sessions of a user with an agent, newest first, a page at a time (pass back `cursor`; `null` at the end). */
-  async listSessions(
+  /**
+   * The sessions of a user with an agent, newest first, a page at a time (pass back `cursor`; `null` at
+   * the end). Records that cannot be parsed are named in `skipped` instead of failing the listing.
+   */
+  async listSessions(userId: string, agentId: string, options?: ListOptions): Promise<SessionPage> {
+    const { limit, cursor, signal } = checkListOptions(userId, agentId, options, MAX_LIST_LIMIT);
+    let bound = '+';
+    if (cursor !== null) bound = `(${decodeCursor(cursor)}`;
+    const pair = { userId, agentId, sessionId: '*' };
+    const prefix = `${this.clientKeyPrefix()}${this.keys.pairPrefix(userId, agentId)}s:`;
+    const [status, ...rows] = (await this.call('listSessions', pair, signal, () =>
+      this.run(LIST, [this.keys.index(userId, agentId)], [limit, bound, prefix]),
+    )) as Reply;
+    if (status === 'CORRUPT') throw new StoreDataError(pair, String(rows[0]));
+    const sessions: SessionSummary[] = [];
+    const skipped: SessionPage['skipped'] = [];
+    const count = Math.min(limit, rows.length / 6);
+    for (let i = 0; i < count; i++) {
+      const entry = listEntry(userId, agentId, rows.slice(i * 6, i * 6 + 6) as ListRow);
+      if ('reason' in entry) skipped.push(entry);
+      else sessions.push(entry);
+    }
+    const last = rows[(count - 1) * 6] as string | undefined;
+    return {
+      sessions,
+      cursor: rows.length > limit * 6 && last ? `r2.${escapeKeyPart(last)}` : null,
+      skipped,
+    };
+  }
+
+  /** Deletes the session (its lease stays); `false` when it did not exist. */
+  async deleteSession(
     userId: string,
     agentId: string,
-    options?: { limit?: number; cursor?: string | null },
-  ): Promise<{ sessions: SessionSummary[]; cursor: string | null }> {
-    const { limit, cursor } = checkListOptions(userId, agentId, options, MAX_LIST_LIMIT);
-    let bound = '+';
-    if (cursor !== null) {
-      const match = CURSOR.exec(cursor);
-      if (!match) throw invalidCursor(cursor);
-      bound = `(${match[1]}`;
-    }
-    let flat: string[];
-    try {
-      await this.ready();
-      const prefix = `${this.clientKeyPrefix()}${this.keys.pairPrefix(userId, agentId)}s:`;
-      flat = (await this.run(LIST, [this.keys.index(userId, agentId)], [limit, bound, prefix])) as string[];
-    } catch (error) {
-      throw toStoreError(error, 'listSessions');
-    }
-    const sessions: SessionSummary[] = [];
-    let last = '';
-    for (let i = 0; i + 4 < flat.length && sessions.length < limit; i += 5) {
-      const member = flat[i] as string;
-      const session = { userId, agentId, sessionId: unescapeKeyPart(member.slice(member.indexOf(':') + 1)) };
-      sessions.push(
-        parseSummary(session, { v: flat[i + 1], c: flat[i + 2], u: flat[i + 3], m: flat[i + 4] }),
-      );
-      last = member;
-    }
-    return { sessions, cursor: flat.length > limit * 5 ? `r1.${last}` : null };
+    sessionId: string,
+    options?: Omit<WriteOptions, 'expectedVersion'>,
+  ): Promise<boolean> {
+    const key = checkSessionKey(userId, agentId, sessionId);
+    const { leaseToken, signal } = checkWriteOptions(options);
+    const reply = (await this.call('deleteSession', key, signal, () =>
+      this.run(
+        DELETE,
+        [this.keys.record(key), this.keys.index(userId, agentId), this.keys.lease(key)],
+        [leaseToken === undefined ? '' : String(leaseToken), escapeKeyPart(sessionId)],
+      ),
+    )) as Reply;
+    throwRefusal(reply, key, leaseToken);
+    return Number(reply[1]) === 1; // a string with ioredis's stringNumbers
   }
 
-  /** Deletes the session; `false` when it did not exist. */
-  async deleteSession(userId: string, agentId: string, sessionId: string): Promise<boolean> {
+  /** Takes the session's lease; `SessionBusyError` (with owner and expiry) while another holder's is live. */
+  async acquireLease(
+    userId: string,
+    agentId: string,
+    sessionId: string,
+    options?: LeaseOptions,
+  ): Promise<LeaseGrant> {
     const key = checkSessionKey(userId, agentId, sessionId);
-    try {
-      await this.ready();
-      return (await this.run(DELETE, [this.keys.record(key), this.keys.index(userId, agentId)], [])) === 1;
-    } catch (error) {
-      throw toStoreError(error, 'deleteSession', key);
-    }
+    const { ttlMs, owner, signal } = checkLeaseOptions(options);
+    const reply = (await this.call('acquireLease', key, signal, () =>
+      this.run(ACQUIRE_LEASE, [this.keys.lease(key)], [ttlMs, owner]),
+    )) as Reply;
+    throwRefusal(reply, key);
+    return { token: Number(reply[1]), owner, expiresAt: Number(reply[2]) };
+  }
+
+  /** Extends a held lease by `ttlMs` from now; `LeaseLostError` when it is no longer current. */
+  async renewLease(
+    userId: string,
+    agentId: string,
+    sessionId: string,
+    token: number,
+    options?: Omit<LeaseOptions, 'owner'>,
+  ): Promise<LeaseGrant> {
+    const key = checkSessionKey(userId, agentId, sessionId);
+    checkLeaseToken(token);
+    const { ttlMs, signal } = checkLeaseOptions(options);
+    const reply = (await this.call('renewLease', key, signal, () =>
+      this.run(RENEW_LEASE, [this.keys.lease(key)], [token, ttlMs]),
+    )) as Reply;
+    throwRefusal(reply, key, token);
+    return toGrant(reply);
+  }
+
+  /** Ends a held lease; `false` when it is no longer current. */
+  async releaseLease(
+    userId: string,
+    agentId: string,
+    sessionId: string,
+    token: number,
+    options?: CallOptions,
+  ): Promise<boolean> {
+    const key = checkSessionKey(userId, agentId, sessionId);
+    checkLeaseToken(token);
+    const { signal } = checkCallOptions(options);
+    const reply = (await this.call('releaseLease', key, signal, () =>
+      this.run(RELEASE_LEASE, [this.keys.lease(key)], [token]),
+    )) as Reply;
+    throwRefusal(reply, key, token);
+    return reply[0] === 'OK';
+  }
+
+  /** The live lease of the session, or `null`. */
+  async getLease(
+    userId: string,
+    agentId: string,
+    sessionId: string,
+    options?: CallOptions,
+  ): Promise<LeaseGrant | null> {
+    const key = checkSessionKey(userId, agentId, sessionId);
+    const { signal } = checkCallOptions(options);
+    const reply = (await this.call('getLease', key, signal, () =>
+      this.run(GET_LEASE, [this.keys.lease(key)], []),
+    )) as Reply;
+    throwRefusal(reply, key);
+    return reply[0] === 'OK' ? toGrant(reply) : null;
   }
 
   /** Closes the connection if the storage created it (a client you passed stays open). Idempotent. */
@@ -194,13 +296,11 @@ export class RedisStorage implements SessionStore, AsyncDisposable {
       client.disconnect();
       return;
     }
+    // QUIT waits for the replies still due; a frozen server gets a second, then the socket is dropped.
     const ended = new Promise((resolve) => client.once('end', resolve));
-    try {
-      await client.quit();
-    } catch {
-      client.disconnect();
-    }
+    client.quit().catch(() => {});
     await Promise.race([ended, new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
+    if ((client.status as string) !== 'end') client.disconnect();
   }
 
   /** `await using storage = new RedisStorage(…)` closes it at the end of the scope. */
@@ -211,20 +311,23 @@ export class RedisStorage implements SessionStore, AsyncDisposable {
   private async save(
     operation: string,
     key: SessionKey,
-    expected: number | undefined,
+    write: {
+      expectedVersion: number | undefined;
+      leaseToken: number | undefined;
+      signal: AbortSignal | undefined;
+    },
     stateJson: string,
     metaJson: string,
     freshJson: string,
     state: AgentState | undefined,
   ): Promise<SessionRecord> {
+    const { expectedVersion: expected, leaseToken, signal } = write;
     const now = new Date();
     const iso = now.toISOString();
-    let result: unknown[];
-    try {
-      await this.ready();
-      result = (await this.run(
+    const reply = (await this.call(operation, key, signal, () =>
+      this.run(
         SAVE,
-        [this.keys.record(key), this.keys.index(key.userId, key.agentId)],
+        [this.keys.record(key), this.keys.index(key.userId, key.agentId), this.keys.lease(key)],
         [
           operation === 'upsertSession' ? 'upsert' : 'update',
           expected === undefined ? '' : String(expected),
@@ -234,43 +337,80 @@ export class RedisStorage implements SessionStore, AsyncDisposable {
           stateJson,
           freshJson,
           this.ttl,
+          leaseToken === undefined ? '' : String(leaseToken),
         ],
-      )) as unknown[];
-    } catch (error) {
-      throw toStoreError(error, operation, key);
-    }
-    const [status, a, createdAt, updatedAt, keptMeta, keptState] = result as [
+      ),
+    )) as Reply;
+    const [status, a, createdAt, updatedAt, keptMeta, keptState] = reply as [
       string,
-      unknown,
-      string,
-      string,
-      string,
-      string,
+      ...Array<string | number>,
     ];
     if (status === 'NOT_FOUND') throw new SessionNotFoundError(key);
     if (status === 'CONFLICT')
       throw new VersionConflictError(key, expected ?? 0, a === '' ? null : Number(a));
-    if (status === 'CORRUPT') throw new StoreDataError(key, String(a));
+    throwRefusal(reply, key, leaseToken);
+    // A kept state is only checked for its top-level shape by the script; its full check runs here.
     return parseRecord(
       key,
       {
         v: String(a),
-        c: createdAt,
-        u: updatedAt,
-        m: metaJson || keptMeta || '{}',
-        s: stateJson ? undefined : keptState || freshJson,
+        c: String(createdAt),
+        u: String(updatedAt),
+        m: metaJson || String(keptMeta) || '{}',
+        s: stateJson ? undefined : String(keptState) || freshJson,
       },
       state,
     );
   }
 
-  private async ready(): Promise<void> {
-    if (this.closed) throw new StoreConnectionError('The RedisStorage is closed.');
-    if (!this.ownsClient) return;
+  /**
+   * Runs one store operation: waits for the connection (at most `connectTimeoutMs`), then for the
+   * command (at most `commandTimeoutMs`), and rejects with the signal's reason as soon as it aborts.
+   * Redis errors become store errors.
+   */
+  private async call<T>(
+    operation: string,
+    key: SessionKey,
+    signal: AbortSignal | undefined,
+    command: () => Promise<T>,
+  ): Promise<T> {
+    try {
+      if (this.closed) throw new StoreConnectionError('The RedisStorage is closed.');
+      const connecting = this.connection();
+      if (connecting)
+        await withDeadline(
+          connecting,
+          this.connectTimeoutMs,
+          signal,
+          () =>
+            new StoreConnectionError(
+              `Redis ${operation} failed: no connection within ${this.connectTimeoutMs} ms (connectTimeoutMs).`,
+            ),
+        );
+      return await withDeadline(
+        command(),
+        this.commandTimeoutMs,
+        signal,
+        () =>
+          new StoreConnectionError(
+            `Redis ${operation} failed: no answer within ${this.commandTimeoutMs} ms (commandTimeoutMs); a write may still take effect.`,
+          ),
+      );
+    } catch (error) {
+      if (signal?.aborted && error === signal.reason) throw error;
+      throw toStoreError(error, operation, key);
+    }
+  }
+
+  /** The pending connect of a client the storage created and has not connected yet, if any. */
+  private connection(): Promise<void> | null {
+    if (!this.ownsClient) return null;
     const client = this.client as Redis;
     if (client.status === 'wait')
-      this.connecting ??= client.connect().finally(() => (this.connecting = null));
-    if (this.connecting) await this.connecting;
+      this.connecting ??= client.connect().finally(() => {
+        this.connecting = null;
+      });
+    return this.connecting;
   }
 
   private async run(script: LuaScript, keys: string[], args: Array<string | number>): Promise<unknown> {
@@ -288,6 +428,61 @@ export class RedisStorage implements SessionStore, AsyncDisposable {
   }
 }
 
+function positiveInteger(field: string, value: unknown): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0)
+    throw new ConfigError(`${field} must be a positive integer, got ${String(value)}.`, { field });
+  return value;
+}
+
+function decodeCursor(cursor: string): string {
+  const match = CURSOR.exec(cursor);
+  if (match)
+    try {
+      return unescapeKeyPart(match[1] as string);
+    } catch {
+      // reported below
+    }
+  throw invalidCursor(cursor);
+}
+
+/** Throws the error a script's refusal stands for ('BUSY', 'LOST', 'CORRUPT'); other replies pass. */
+function throwRefusal(reply: Reply, key: SessionKey, token?: number): void {
+  const [status, a, b] = reply;
+  if (status === 'BUSY') throw new SessionBusyError(key, String(a), Number(b));
+  if (status === 'LOST') throw new LeaseLostError(key, token as number, String(a));
+  if (status === 'CORRUPT') throw new StoreDataError(key, String(a));
+}
+
+function toGrant(reply: Reply): LeaseGrant {
+  return { token: Number(reply[1]), owner: String(reply[2]), expiresAt: Number(reply[3]) };
+}
+
+/** A row of the LIST script: member, kind ('ok' | 'wrongtype'), version, createdAt, updatedAt, metadata. */
+type ListRow = [string, string, ...Array<string | null>];
+
+/** The summary of a listed session, or why it is skipped. */
+function listEntry(
+  userId: string,
+  agentId: string,
+  row: ListRow,
+): SessionSummary | SessionPage['skipped'][number] {
+  const [member, kind, v, c, u, m] = row;
+  const escapedId = member.slice(member.indexOf(':') + 1);
+  let key: SessionKey = { userId, agentId, sessionId: escapedId };
+  try {
+    try {
+      key = { userId, agentId, sessionId: unescapeKeyPart(escapedId) };
+    } catch {
+      throw new StoreDataError(key, `its index entry ${JSON.stringify(member)} is not an escaped id.`);
+    }
+    if (kind === 'wrongtype') throw new StoreDataError(key, WRONG_TYPE);
+    return parseSummary(key, { v, c, u, m });
+  } catch (error) {
+    if (!(error instanceof StoreDataError)) throw error;
+    return { sessionId: key.sessionId, reason: error.message };
+  }
+}
+
 function parseSummary(key: SessionKey, f: Fields): SessionSummary {
   let metadata: unknown;
   try {
@@ -295,11 +490,11 @@ function parseSummary(key: SessionKey, f: Fields): SessionSummary {
   } catch (cause) {
     throw new StoreDataError(key, 'its metadata is not valid JSON.', { cause });
   }
-  return parseStoredSummary(key, { version: f.v, createdAt: f.c, updatedAt: f.u, metadata });
+  return parseStoredSummary(key, { version: f.v ?? undefined, createdAt: f.c, updatedAt: f.u, metadata });
 }
 
 /** Validates a stored record; `state`, when given, is the state just written (not parsed again). */
 function parseRecord(key: SessionKey, f: Fields, state?: AgentState): SessionRecord {
   const summary = parseSummary(key, f);
-  return { ...summary, state: state ?? parseStoredState(key, f.s) };
+  return { ...summary, state: state ?? parseStoredState(key, f.s ?? undefined) };
 }

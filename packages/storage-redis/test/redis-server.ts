@@ -67,6 +67,13 @@ export interface RedisProcess {
   kill(): Promise<void>;
   /** Starts it again on the same port and directory. */
   restart(): Promise<void>;
+  /**
+   * Stops the server (SIGSTOP): the kernel still accepts connections on its port, but nothing answers,
+   * like a frozen or overloaded Redis.
+   */
+  freeze(): void;
+  /** Lets a frozen server run again (SIGCONT). */
+  thaw(): void;
   /** Kills it and deletes its directory. */
   dispose(): Promise<void>;
 }
@@ -134,7 +141,15 @@ export async function startRedisServer(extraArgs: string[] = [], port?: number):
       handle.process = launch();
       await waitForPing(usePort);
     },
+    freeze() {
+      handle.process.kill('SIGSTOP');
+    },
+    thaw() {
+      handle.process.kill('SIGCONT');
+    },
     async dispose() {
+      // A stopped process dies of SIGKILL as well; SIGCONT first so its exit is reported at once.
+      handle.process.kill('SIGCONT');
       await handle.kill();
       await rm(dir, { recursive: true, force: true });
     },
