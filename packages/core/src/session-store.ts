@@ -131,9 +131,9 @@ export interface SessionStore {
    * The agent's sessions of a user, newest `createdAt` first, a page at a time: pass the returned
    * `cursor` back for the next page (`null` when there is none). Creating or deleting sessions between
    * pages makes the later pages neither repeat nor skip the others. `limit` defaults to 50 (a store may
-   * cap it). Records that cannot be parsed are not listed but named in `skipped` (they count towards the
-   * page). Throws `InvalidInputError` for bad ids, a `limit` that is not a positive integer, or a foreign
-   * cursor.
+   * cap it). Records that cannot be parsed are never listed; each is named in `skipped` on one page of
+   * the listing (where depends on the store), so a listing always completes. Throws `InvalidInputError`
+   * for bad ids, a `limit` that is not a positive integer, or a foreign cursor.
    */
   listSessions(userId: string, agentId: string, options?: ListOptions): Promise<SessionPage>;
   /**

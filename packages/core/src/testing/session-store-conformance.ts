@@ -718,12 +718,12 @@ const cases: Record<string, (store: SessionStore) => Promise<void>> = {
   },
 
   'renewLease keeps a lease alive past its first ttl': async (store) => {
-    const grant = await store.acquireLease(U, A, 's1', { ttlMs: 300 });
-    await sleep(150);
-    const renewed = await store.renewLease(U, A, 's1', grant.token, { ttlMs: 300 });
+    const grant = await store.acquireLease(U, A, 's1', { ttlMs: 1_000 });
+    await sleep(500);
+    const renewed = await store.renewLease(U, A, 's1', grant.token, { ttlMs: 1_000 });
     assert.equal(renewed.token, grant.token);
     assert.ok(renewed.expiresAt > grant.expiresAt, 'the end moves forward');
-    await sleep(200); // 350 ms after the grant: past the first ttl, within the renewed one
+    await sleep(700); // 1.2 s after the grant: past the first ttl, well within the renewed one
     assert.equal((await store.getLease(U, A, 's1'))?.token, grant.token);
     await rejectsWith(store.acquireLease(U, A, 's1'), 'SESSION_BUSY', 'still held after renewal');
     const created = await store.upsertSession(U, A, 's1', { leaseToken: grant.token });
