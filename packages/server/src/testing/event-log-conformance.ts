@@ -100,7 +100,12 @@ const hostileKeys: SessionKey[] = [
 const isS = (key: SessionKey) =>
   key.userId === S.userId && key.agentId === S.agentId && key.sessionId === S.sessionId;
 
-const delta = (text: string): LogEvent => ({ type: 'TEXT_BLOCK_DELTA', replyId: 'r1', blockId: 'b1', delta: text });
+const delta = (text: string): LogEvent => ({
+  type: 'TEXT_BLOCK_DELTA',
+  replyId: 'r1',
+  blockId: 'b1',
+  delta: text,
+});
 const deltas = (from: number, count: number): LogEvent[] =>
   Array.from({ length: count }, (_, i) => delta(`d${from + i}`));
 const texts = (entries: LogEntry[]) => entries.map((e) => (e.event as { delta?: string }).delta);
@@ -184,7 +189,11 @@ function call<T>(fn: () => Promise<T>, what: string): Promise<T> {
  * Publishes interrupts for `session` until `received()` says one arrived: a subscription across
  * processes takes a moment to be in place after `onInterrupt` returns.
  */
-async function publishUntilReceived(log: EventLog, session: SessionKey, received: () => boolean): Promise<void> {
+async function publishUntilReceived(
+  log: EventLog,
+  session: SessionKey,
+  received: () => boolean,
+): Promise<void> {
   const deadline = Date.now() + SOON_MS;
   while (!received()) {
     if (Date.now() > deadline) assert.fail(`no interrupt arrived within ${SOON_MS} ms`);
@@ -193,7 +202,23 @@ async function publishUntilReceived(log: EventLog, session: SessionKey, received
   }
 }
 
-const INVALID_IDS = ['', 'abc', '1', '1-', '-1', '-1-0', '1--0', '1-2-3', ' 1-0', '1-0 ', '1.5-0', '1e3-0', '0x1-0', '1234567890123456-0', '１-0'];
+const INVALID_IDS = [
+  '',
+  'abc',
+  '1',
+  '1-',
+  '-1',
+  '-1-0',
+  '1--0',
+  '1-2-3',
+  ' 1-0',
+  '1-0 ',
+  '1.5-0',
+  '1e3-0',
+  '0x1-0',
+  '1234567890123456-0',
+  '１-0',
+];
 
 const cases: Record<string, { options?: EventLogFactoryOptions; body: CaseBody }> = {
   'append returns one id per event, growing in append order across calls': {
@@ -204,7 +229,10 @@ const cases: Record<string, { options?: EventLogFactoryOptions; body: CaseBody }
       assert.equal(first.length, 3);
       assert.equal(second.length, 2);
       for (let i = 1; i < ids.length; i++)
-        assert.ok(compareLogIds(parseLogId(ids[i - 1]!), parseLogId(ids[i]!)) < 0, `${ids[i - 1]} < ${ids[i]}`);
+        assert.ok(
+          compareLogIds(parseLogId(ids[i - 1]!), parseLogId(ids[i]!)) < 0,
+          `${ids[i - 1]} < ${ids[i]}`,
+        );
       assert.deepEqual(await log.append(S, []), [], 'appending nothing returns no ids');
       const entries = await log.read(S, null, 100);
       assert.deepEqual(
@@ -233,21 +261,22 @@ const cases: Record<string, { options?: EventLogFactoryOptions; body: CaseBody }
     },
   },
 
-  'readBackward returns entries newest first: from the newest with null, strictly before an id, at most limit': {
-    body: async (log) => {
-      const ids = await log.append(S, deltas(0, 5));
-      assert.deepEqual(texts(await log.readBackward(S, null, 100)), ['d4', 'd3', 'd2', 'd1', 'd0']);
-      assert.deepEqual(texts(await log.readBackward(S, null, 2)), ['d4', 'd3']);
-      const page = await log.readBackward(S, ids[3]!, 2);
-      assert.deepEqual(
-        page.map((e) => e.id),
-        [ids[2], ids[1]],
-      );
-      assert.deepEqual(await log.readBackward(S, ids[0]!, 100), [], 'nothing before the oldest');
-      assert.deepEqual(texts(await log.readBackward(S, '999999999999999-0', 1)), ['d4']);
-      assert.deepEqual(await log.readBackward(S, '0-0', 10), []);
+  'readBackward returns entries newest first: from the newest with null, strictly before an id, at most limit':
+    {
+      body: async (log) => {
+        const ids = await log.append(S, deltas(0, 5));
+        assert.deepEqual(texts(await log.readBackward(S, null, 100)), ['d4', 'd3', 'd2', 'd1', 'd0']);
+        assert.deepEqual(texts(await log.readBackward(S, null, 2)), ['d4', 'd3']);
+        const page = await log.readBackward(S, ids[3]!, 2);
+        assert.deepEqual(
+          page.map((e) => e.id),
+          [ids[2], ids[1]],
+        );
+        assert.deepEqual(await log.readBackward(S, ids[0]!, 100), [], 'nothing before the oldest');
+        assert.deepEqual(texts(await log.readBackward(S, '999999999999999-0', 1)), ['d4']);
+        assert.deepEqual(await log.readBackward(S, '0-0', 10), []);
+      },
     },
-  },
 
   'lastId is null for an empty log, then the id of the newest entry': {
     body: async (log) => {
@@ -274,8 +303,16 @@ const cases: Record<string, { options?: EventLogFactoryOptions; body: CaseBody }
       await log.append(S, deltas(0, 2));
       for (const id of INVALID_IDS) {
         const what = `id ${JSON.stringify(id)}`;
-        await rejectsWith(call(() => log.read(S, id, 10), `read ${what}`), 'INVALID_INPUT', `read ${what}`);
-        await rejectsWith(call(() => log.read(OTHER, id, 10), `read ${what}`), 'INVALID_INPUT', `read (empty) ${what}`);
+        await rejectsWith(
+          call(() => log.read(S, id, 10), `read ${what}`),
+          'INVALID_INPUT',
+          `read ${what}`,
+        );
+        await rejectsWith(
+          call(() => log.read(OTHER, id, 10), `read ${what}`),
+          'INVALID_INPUT',
+          `read (empty) ${what}`,
+        );
         await rejectsWith(
           call(() => log.readBackward(S, id, 10), `readBackward ${what}`),
           'INVALID_INPUT',
@@ -288,8 +325,12 @@ const cases: Record<string, { options?: EventLogFactoryOptions; body: CaseBody }
             `waitFor ${what}`,
           );
       }
-      for (const id of [null, undefined, 5, {}] as unknown as string[])
-        await rejectsWith(call(() => log.read(S, id, 10), 'read'), 'INVALID_INPUT', `read ${String(id)}`);
+      for (const id of [undefined, 5, {}] as unknown as string[])
+        await rejectsWith(
+          call(() => log.read(S, id, 10), 'read'),
+          'INVALID_INPUT',
+          `read ${String(id)}`,
+        );
       assert.equal((await log.read(S, null, 10)).length, 2, 'nothing changed');
     },
   },
@@ -308,29 +349,45 @@ const cases: Record<string, { options?: EventLogFactoryOptions; body: CaseBody }
       ] as unknown as SessionKey[];
       const signal = new AbortController().signal;
       for (const key of bad) {
-        const what = JSON.stringify(key);
-        await rejectsWith(call(() => log.append(key, [delta('x')]), 'append'), 'INVALID_INPUT', `append ${what}`);
-        await rejectsWith(call(() => log.read(key, null, 10), 'read'), 'INVALID_INPUT', `read ${what}`);
-        await rejectsWith(call(() => log.readBackward(key, null, 10), 'readBackward'), 'INVALID_INPUT', what);
-        await rejectsWith(call(() => log.lastId(key), 'lastId'), 'INVALID_INPUT', `lastId ${what}`);
-        await rejectsWith(call(() => log.waitFor(key, null, 60_000, signal), 'waitFor'), 'INVALID_INPUT', what);
-        await rejectsWith(call(() => log.delete(key), 'delete'), 'INVALID_INPUT', `delete ${what}`);
-        await rejectsWith(call(() => log.publishInterrupt(key), 'publishInterrupt'), 'INVALID_INPUT', what);
+        const calls: Array<[string, () => Promise<unknown>]> = [
+          ['append', () => log.append(key, [delta('x')])],
+          ['read', () => log.read(key, null, 10)],
+          ['readBackward', () => log.readBackward(key, null, 10)],
+          ['lastId', () => log.lastId(key)],
+          ['waitFor', () => log.waitFor(key, null, 60_000, signal)],
+          ['delete', () => log.delete(key)],
+          ['publishInterrupt', () => log.publishInterrupt(key)],
+        ];
+        for (const [method, fn] of calls) {
+          const what = `${method} ${JSON.stringify(key)}`;
+          await rejectsWith(call(fn, what), 'INVALID_INPUT', what);
+        }
       }
     },
   },
 
-  'an event that is not JSON is refused with InvalidInputError, and nothing of its batch is appended': {
-    body: async (log) => {
-      const cyclic: Record<string, unknown> = { type: 'CUSTOM', replyId: 'r1', name: 'c' };
-      cyclic.value = cyclic;
-      const big = { type: 'CUSTOM', replyId: 'r1', name: 'n', value: { n: 10n } };
-      for (const bad of [cyclic, big] as unknown as LogEvent[])
-        await rejectsWith(call(() => log.append(S, [delta('ok'), bad]), 'append'), 'INVALID_INPUT', 'append');
-      assert.deepEqual(await log.read(S, null, 10), []);
-      assert.equal(await log.lastId(S), null);
+  'an event that is not a JSON object with a type is refused with InvalidInputError, and nothing of its batch is appended':
+    {
+      body: async (log) => {
+        const cyclic: Record<string, unknown> = { type: 'CUSTOM', replyId: 'r1', name: 'c' };
+        cyclic.value = cyclic;
+        const bigint = { type: 'CUSTOM', replyId: 'r1', name: 'n', value: { n: 10n } };
+        const bad = [cyclic, bigint, null, undefined, 'TEXT_BLOCK_DELTA', 5, [], {}, { type: 5 }, () => {}];
+        for (const event of bad as unknown as LogEvent[])
+          await rejectsWith(
+            call(() => log.append(S, [delta('ok'), event]), 'append'),
+            'INVALID_INPUT',
+            `append ${String(event)}`,
+          );
+        await rejectsWith(
+          call(() => log.append(S, 'x' as unknown as LogEvent[]), 'append'),
+          'INVALID_INPUT',
+          'a string',
+        );
+        assert.deepEqual(await log.read(S, null, 10), []);
+        assert.equal(await log.lastId(S), null);
+      },
     },
-  },
 
   'events round-trip as JSON, exactly: Unicode, line separators, control characters, big strings': {
     body: async (log) => {
@@ -434,7 +491,11 @@ const cases: Record<string, { options?: EventLogFactoryOptions; body: CaseBody }
         ids.slice(-kept.length),
         'what is kept is the newest entries, in order',
       );
-      assert.deepEqual(texts(await log.read(S, ids[0]!, 1)), texts(kept.slice(0, 1)), 'read after a dropped id');
+      assert.deepEqual(
+        texts(await log.read(S, ids[0]!, 1)),
+        texts(kept.slice(0, 1)),
+        'read after a dropped id',
+      );
       assert.deepEqual(texts(await log.readBackward(S, null, 10)), texts(kept.slice(-10).reverse()));
       assert.equal(await log.lastId(S), ids.at(-1));
     },
