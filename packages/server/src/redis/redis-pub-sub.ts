@@ -115,7 +115,14 @@ export class RedisPubSub {
         shardedSubscribers: true,
         lazyConnect: true,
         enableOfflineQueue: true,
-        redisOptions: { ...cluster.options.redisOptions, connectionName, connectTimeout: connectTimeoutMs },
+        // ioredis would prefix sharded channel names like keys; channels are published unprefixed.
+        keyPrefix: '',
+        redisOptions: {
+          ...cluster.options.redisOptions,
+          keyPrefix: '',
+          connectionName,
+          connectTimeout: connectTimeoutMs,
+        },
       });
       // ioredis subscribes its subscriber connections again itself; then check for what was missed.
       connection.on('ready', () => this.handlers.reconnected());
@@ -123,6 +130,7 @@ export class RedisPubSub {
     } else {
       connection = (this.source as Redis).duplicate({
         connectionName,
+        keyPrefix: '',
         lazyConnect: true,
         // Queued while connecting; failed at the first lost connection (then `ready` subscribes again).
         enableOfflineQueue: true,

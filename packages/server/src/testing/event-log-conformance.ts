@@ -97,6 +97,7 @@ const hostileKeys: SessionKey[] = [
   ['x'.repeat(299), 'y'.repeat(300), 'z'.repeat(300)],
 ].map(([userId, agentId, sessionId]) => ({ userId, agentId, sessionId }) as SessionKey);
 
+const sorted = (keys: SessionKey[]) => keys.map((k) => JSON.stringify(k)).sort();
 const isS = (key: SessionKey) =>
   key.userId === S.userId && key.agentId === S.agentId && key.sessionId === S.sessionId;
 
@@ -651,8 +652,9 @@ const cases: Record<string, { options?: EventLogFactoryOptions; body: CaseBody }
       const there = () => seenThere.filter((k) => !isS(k));
       await eventually(() => here().length >= 4 && there().length >= 4, SOON_MS, 'four interrupts');
       await sleep(200);
-      assert.deepEqual(here(), keys);
-      assert.deepEqual(there(), keys);
+      // Each once; in any order (on Redis Cluster, two publishes may take different routes).
+      assert.deepEqual(sorted(here()), sorted(keys));
+      assert.deepEqual(sorted(there()), sorted(keys));
       offHere();
       offThere();
     },
