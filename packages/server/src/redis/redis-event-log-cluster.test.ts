@@ -172,4 +172,61 @@ describe('RedisEventLog on Redis Cluster', () => {
       await Promise.all([a.quit(), b.quit()]);
     }
   });
+
+  it('a follower whose pub/sub connections were killed still wakes, and its subscription comes back', async () => {
+    const { log, keys } = open('killed');
+    const other = newClusterClient();
+    try {
+      const follower = new RedisEventLog({
+        client: other,
+        keyPrefix: prefixes.at(-1)!,
+        logger: silent,
+        recheckIntervalMs: 1000,
+      });
+      logs.push(follower);
+      const session = { userId: 'u', agentId: 'a', sessionId: 'killed' };
+      const channel = keys.wakeChannel(session);
+      const subscribed = async () => {
+        const counts = await Promise.all(
+          client
+            .nodes('master')
+            .map(async (m) => Number(((await m.call('PUBSUB', 'SHARDNUMSUB', channel)) as unknown[])[1])),
+        );
+        return counts.reduce((a, b) => a + b, 0);
+      };
+      const until = async (check: () => Promise<boolean> | boolean, what: string) => {
+        const deadline = Date.now() + 15_000;
+        while (!(await check())) {
+          if (Date.now() > deadline) throw new Error(`${what}: not within 15 s`);
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      };
+      const [first] = await log.append(session, [{ type: 'USER_INTERRUPT' }]);
+      let wokeAt = 0;
+      void follower.waitFor(session, first!, 60_000, new AbortController().signal).then(() => {
+        wokeAt = Date.now();
+      });
+      await until(async () => (await subscribed()) === 1, 'subscribed');
+      await Promise.all(client.nodes('master').map((m) => m.call('CLIENT', 'KILL', 'TYPE', 'pubsub')));
+      expect(await subscribed()).toBe(0);
+      const appendedAt = Date.now();
+      await log.append(session, [{ type: 'USER_INTERRUPT' }]);
+      await until(() => wokeAt > 0, 'woken');
+      expect(wokeAt - appendedAt).toBeLessThan(1000 + 2000);
+      await until(async () => (await subscribed()) === 1, 'subscribed again');
+      let again = 0;
+      void follower
+        .waitFor(session, (await log.lastId(session))!, 60_000, new AbortController().signal)
+        .then(() => {
+          again = Date.now();
+        });
+      await new Promise((r) => setTimeout(r, 300));
+      const secondAt = Date.now();
+      await log.append(session, [{ type: 'USER_INTERRUPT' }]);
+      await until(() => again > 0, 'woken again');
+      expect(again - secondAt).toBeLessThan(1000 + 2000);
+    } finally {
+      await other.quit();
+    }
+  }, 60_000);
 });
