@@ -223,7 +223,7 @@ describe('RedisEventLog connections', () => {
       String(await admin.client('LIST'))
         .split('\n')
         .filter((line) => line.includes(` name=${connectionName}`)).length;
-    expect(await names()).toBe(2);
+    await until(async () => (await names()) === 2, 'commands and pub/sub connected');
     await log.close();
     await until(async () => (await names()) === 0, 'connections closed');
     await expect(log.read(session, null, 1)).rejects.toBeInstanceOf(StoreConnectionError);

@@ -13,8 +13,6 @@ interface Followed {
   stream: string;
   channel: string;
   waiters: Set<Waiter>;
-  /** The first subscription attempt settled: checks are only meaningful after it. */
-  subscribed: boolean;
   checking: boolean;
   checkAgain: boolean;
   /** Unsubscribes a while after the last waiter left (a follower comes back after each read). */
@@ -34,8 +32,9 @@ export interface FollowerBackend {
  * The followers (`waitFor` calls) of one event-log instance, grouped by session. Each followed session
  * has one subscription to its wake-up channel on the shared pub/sub connection, and at most one check of
  * its stream in flight whatever the number of followers. A follower resolves when a wake-up message or a
- * check shows an entry after its position; checks run when the subscription is in place (so no append
- * can fall between the check and the subscription), after reconnects and on the safety timer.
+ * check shows an entry after its position; checks run when a follower comes, when the subscription is in
+ * place (so no append can fall between a check and the subscription), after reconnects and on the
+ * safety timer.
  */
 export class SessionFollowers {
   private readonly followed = new Map<string, Followed>();
@@ -69,7 +68,8 @@ export class SessionFollowers {
       const timer = setTimeout(waiter.done, Math.min(Math.max(timeoutMs, 0), MAX_TIMER_MS));
       signal.addEventListener('abort', waiter.done, { once: true });
       followed.waiters.add(waiter);
-      if (followed.subscribed) this.check(followed);
+      // At once (the log may already hold something), and again when a new subscription is in place.
+      this.check(followed);
     });
   }
 
@@ -81,12 +81,7 @@ export class SessionFollowers {
 
   /** Checks every followed session (after a reconnect, and on the safety timer). */
   checkAll(): void {
-    for (const followed of this.followed.values()) if (followed.subscribed) this.check(followed);
-  }
-
-  /** The number of sessions with a subscription (followed now or lately). */
-  get size(): number {
-    return this.followed.size;
+    for (const followed of this.followed.values()) this.check(followed);
   }
 
   /** Resolves every pending wait and forgets every session. */
@@ -110,20 +105,17 @@ export class SessionFollowers {
       stream,
       channel,
       waiters: new Set(),
-      subscribed: false,
       checking: false,
       checkAgain: false,
       idleTimer: null,
     };
     this.followed.set(channel, created);
-    // Whether it worked or not, check once it settled: a failed subscription leaves the safety timer.
+    // Once the subscription is in place, no append can fall between a check and its wake-up: check
+    // then (if it failed, the safety timer and the re-check after a reconnect are left).
     this.backend
       .subscribe(channel)
       .catch(() => {})
-      .then(() => {
-        created.subscribed = true;
-        this.check(created);
-      });
+      .then(() => this.check(created));
     return created;
   }
 
