@@ -1,4 +1,5 @@
-// Copied from packages/storage-redis/test/redis-server.ts (packages do not import each other's tests).
+// Adapted from packages/storage-redis/test/redis-server.ts (packages do not import each other's tests);
+// this copy also checks that the server answering on a port is the one it started.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -72,13 +73,21 @@ export interface RedisProcess {
   dispose(): Promise<void>;
 }
 
-async function waitForPing(port: number, timeoutMs = 10_000): Promise<void> {
+/**
+ * Waits until the server on `port` answers and is `child` (its INFO `process_id`): another test of the
+ * machine may have taken a port we were told was free, and then our server could not bind it.
+ */
+async function waitForServer(port: number, child: ChildProcess, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`redis-server on port ${port} exited (port taken?)`);
     try {
-      const { stdout } = await exec('redis-cli', ['-p', String(port), 'ping']);
-      if (stdout.trim() === 'PONG') return;
-    } catch {
+      const { stdout } = await exec('redis-cli', ['-p', String(port), 'info', 'server']);
+      if (stdout.includes(`process_id:${child.pid}\r`)) return;
+      if (stdout.includes('process_id:')) throw new Error(`port ${port} is served by another redis-server`);
+    } catch (error) {
+      if ((error as Error).message.includes('another redis-server')) throw error;
       // not up yet
     }
     if (Date.now() > deadline) throw new Error(`redis-server on port ${port} did not start`);
@@ -93,7 +102,11 @@ process.once('exit', () => {
 });
 
 /** Starts `redis-server` on a free port (no persistence), with extra arguments. */
-export async function startRedisServer(extraArgs: string[] = [], port?: number): Promise<RedisProcess> {
+export async function startRedisServer(
+  extraArgs: string[] = [],
+  port?: number,
+  attempt = 1,
+): Promise<RedisProcess> {
   const usePort = port ?? (await freePort());
   const dir = await mkdtemp(join(tmpdir(), `agentkit-redis-${usePort}-`));
   const launch = () => {
@@ -133,14 +146,21 @@ export async function startRedisServer(extraArgs: string[] = [], port?: number):
     async restart() {
       await handle.kill();
       handle.process = launch();
-      await waitForPing(usePort);
+      await waitForServer(usePort, handle.process);
     },
     async dispose() {
       await handle.kill();
       await rm(dir, { recursive: true, force: true });
     },
   };
-  await waitForPing(usePort);
+  try {
+    await waitForServer(usePort, handle.process);
+  } catch (error) {
+    await handle.dispose();
+    // A port we picked was taken meanwhile: pick another.
+    if (port === undefined && attempt < 5) return startRedisServer(extraArgs, undefined, attempt + 1);
+    throw error;
+  }
   return handle;
 }
 

@@ -1,7 +1,7 @@
 import { type Logger, StoreConnectionError } from '@agentkit/core';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type RedisProcess, freePort, startRedisServer } from '../../test/redis-server';
+import { type RedisProcess, startRedisServer } from '../../test/redis-server';
 import type { LogEvent } from '../event-log';
 import { EventLogKeys } from './event-log-keys';
 import { RedisEventLog } from './redis-event-log';
@@ -178,30 +178,30 @@ describe('RedisEventLog connections', () => {
   });
 
   it('fails fast with StoreConnectionError while Redis is down, lets waitFor time out, and works again after', async () => {
-    const port = await freePort();
-    const own = await startRedisServer([], port);
+    const own = await startRedisServer();
+    const { port } = own;
     const log = open({ port, keyPrefix: 'down', recheckIntervalMs: 200 });
     try {
       const [first] = await log.append(session, [event]);
       await own.kill();
       const started = Date.now();
-      for (const op of [
-        () => log.append(session, [event]),
-        () => log.read(session, null, 10),
-        () => log.readBackward(session, null, 10),
-        () => log.lastId(session),
-        () => log.delete(session),
-        () => log.publishInterrupt(session),
-      ]) {
+      for (const [name, op] of [
+        ['append', () => log.append(session, [event])],
+        ['read', () => log.read(session, null, 10)],
+        ['readBackward', () => log.readBackward(session, null, 10)],
+        ['lastId', () => log.lastId(session)],
+        ['delete', () => log.delete(session)],
+        ['publishInterrupt', () => log.publishInterrupt(session)],
+      ] as const) {
         const error = await op().catch((e: unknown) => e);
-        expect(error).toBeInstanceOf(StoreConnectionError);
-        expect((error as Error).message).toMatch(/^Redis \w+ failed: /);
+        expect(error, name).toBeInstanceOf(StoreConnectionError);
+        expect((error as Error).message).toMatch(new RegExp(`^Redis ${name} failed: `));
       }
       expect(Date.now() - started).toBeLessThan(2000);
       // waitFor never rejects: it waits out its timeout.
       const waitStarted = Date.now();
       await log.waitFor(session, first!, 300, never);
-      expect(Date.now() - waitStarted).toBeGreaterThanOrEqual(250);
+      expect(Date.now() - waitStarted, 'waitFor waited for its timeout').toBeGreaterThanOrEqual(250);
       // A follower waiting while Redis is down wakes once Redis is back and the session has news.
       const woke = track(log.waitFor(session, first!, 60_000, never));
       await own.restart();
