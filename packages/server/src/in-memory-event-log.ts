@@ -1,4 +1,5 @@
-import type { SessionKey } from '@agentkit/core';
+import { InvalidInputError, type Logger, type SessionKey } from '@agentkit/core';
+import { checkSessionKey } from '@agentkit/core/store';
 import type { EventLog, LogEntry, LogEvent } from './event-log';
 import { compareLogIds, formatLogId, type LogId, parseLogId } from './log-ids';
 
@@ -8,7 +9,12 @@ export interface InMemoryEventLogOptions {
   maxEntriesPerSession?: number;
   /** Sessions kept (the least recently written are dropped). Default 10 000. */
   maxSessions?: number;
+  /** Where a failing `onInterrupt` listener is reported. Default `console`. */
+  logger?: Logger;
 }
+
+/** The longest delay `setTimeout` takes; longer ones fire at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 interface SessionLog {
   entries: Array<LogEntry & { at: LogId }>;
@@ -25,23 +31,28 @@ export class InMemoryEventLog implements EventLog {
   private readonly listeners = new Set<(session: SessionKey) => void>();
   private readonly maxEntries: number;
   private readonly maxSessions: number;
+  private readonly logger: Logger;
   private last: LogId = { ms: 0, seq: 0 };
 
   constructor(options: InMemoryEventLogOptions = {}) {
     this.maxEntries = options.maxEntriesPerSession ?? 10_000;
     this.maxSessions = options.maxSessions ?? 10_000;
+    this.logger = options.logger ?? console;
   }
 
   async append(session: SessionKey, events: readonly LogEvent[]): Promise<string[]> {
     const key = keyOf(session);
+    // Copies, as JSON: what readers get is what a Redis log would give them, and later changes to the
+    // caller's objects do not reach the log.
+    const copies = copyEvents(events);
     let log = this.sessions.get(key);
-    if (log)
-      this.sessions.delete(key); // re-inserted below: the map's order is recency of writes
+    // Re-inserted below: the map's order is the recency of writes.
+    if (log) this.sessions.delete(key);
     else log = { entries: [], waiters: new Set() };
     this.sessions.set(key, log);
     if (this.sessions.size > this.maxSessions) this.evictOldest();
     const ids: string[] = [];
-    for (const event of events) {
+    for (const event of copies) {
       const at = this.nextId();
       const id = formatLogId(at);
       log.entries.push({ id, at, event });
@@ -77,27 +88,36 @@ export class InMemoryEventLog implements EventLog {
     return this.sessions.get(keyOf(session))?.entries.at(-1)?.id ?? null;
   }
 
-  waitFor(session: SessionKey, after: string | null, timeoutMs: number, signal: AbortSignal): Promise<void> {
+  async waitFor(
+    session: SessionKey,
+    after: string | null,
+    timeoutMs: number,
+    signal: AbortSignal,
+  ): Promise<void> {
     const key = keyOf(session);
+    const bound = after === null ? null : parseLogId(after);
     const last = this.sessions.get(key)?.entries.at(-1);
-    if (last && (after === null || compareLogIds(last.at, parseLogId(after)) > 0)) return Promise.resolve();
-    if (signal.aborted) return Promise.resolve();
+    if (last && (bound === null || compareLogIds(last.at, bound) > 0)) return;
+    if (signal.aborted) return;
     return new Promise((resolve) => {
       let log = this.sessions.get(key);
       if (!log) {
         log = { entries: [], waiters: new Set() };
         this.sessions.set(key, log);
       }
-      const waiters = log.waiters;
+      const waiting = log;
       const done = () => {
         clearTimeout(timer);
         signal.removeEventListener('abort', done);
-        waiters.delete(done);
+        waiting.waiters.delete(done);
+        // A log made only for waiting goes when its last waiter does, so waiting cannot grow the map.
+        if (waiting.entries.length === 0 && waiting.waiters.size === 0 && this.sessions.get(key) === waiting)
+          this.sessions.delete(key);
         resolve();
       };
-      const timer = setTimeout(done, timeoutMs);
+      const timer = setTimeout(done, Math.min(timeoutMs, MAX_TIMER_MS));
       signal.addEventListener('abort', done, { once: true });
-      waiters.add(done);
+      waiting.waiters.add(done);
     });
   }
 
@@ -110,7 +130,14 @@ export class InMemoryEventLog implements EventLog {
   }
 
   async publishInterrupt(session: SessionKey): Promise<void> {
-    for (const listener of this.listeners) listener(session);
+    keyOf(session);
+    const copy = { userId: session.userId, agentId: session.agentId, sessionId: session.sessionId };
+    for (const listener of this.listeners)
+      try {
+        listener({ ...copy });
+      } catch (error) {
+        this.logger.error('@agentkit/server: an onInterrupt listener failed', error);
+      }
   }
 
   onInterrupt(listener: (session: SessionKey) => void): () => void {
@@ -139,8 +166,30 @@ export class InMemoryEventLog implements EventLog {
   }
 }
 
+/** The map key of a session; throws `InvalidInputError` for ids a session store would refuse. */
 function keyOf(session: SessionKey): string {
-  return JSON.stringify([session.userId, session.agentId, session.sessionId]);
+  const { userId, agentId, sessionId } = checkSessionKey(
+    session?.userId,
+    session?.agentId,
+    session?.sessionId,
+  );
+  return JSON.stringify([userId, agentId, sessionId]);
+}
+
+/** JSON copies of the events; throws `InvalidInputError` unless each is a JSON object with a string `type`. */
+function copyEvents(events: readonly LogEvent[]): LogEvent[] {
+  if (!Array.isArray(events)) throw new InvalidInputError('append: events must be an array.');
+  return events.map((event, i) => {
+    let copy: unknown;
+    try {
+      copy = JSON.parse(JSON.stringify(event) ?? 'undefined');
+    } catch (error) {
+      throw new InvalidInputError(`append: event ${i} is not JSON (${(error as Error).message}).`);
+    }
+    if (typeof copy !== 'object' || copy === null || typeof (copy as { type?: unknown }).type !== 'string')
+      throw new InvalidInputError(`append: event ${i} is not an object with a string 'type'.`);
+    return copy as LogEvent;
+  });
 }
 
 /** The index of the first entry after `id` (binary search; entries are in id order). */

@@ -1,0 +1,5 @@
+export {
+  eventLogConformanceCases,
+  type EventLogFactory,
+  type EventLogFactoryOptions,
+} from './event-log-conformance';
