@@ -68,7 +68,8 @@ export interface EventLog {
   lastId(session: SessionKey): Promise<string | null>;
   /**
    * Resolves once the log may hold entries after `after` — at once when it already does — or after
-   * `timeoutMs`, or when `signal` aborts (never rejects).
+   * `timeoutMs`, or when `signal` aborts. Rejects only with `InvalidInputError` for a bad session key or
+   * an id this log never hands out (and `StoreConnectionError` when the backend is unreachable).
    */
   waitFor(session: SessionKey, after: string | null, timeoutMs: number, signal: AbortSignal): Promise<void>;
   /** Deletes the session's log. */

@@ -10,10 +10,11 @@ import { REDIS_URL, deleteByPrefix, keysByPrefix, uniquePrefix } from '../../tes
 const exec = promisify(execFile);
 const packageDir = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
-describe('README.redis.md', () => {
+describe('the README section on the Redis event log', () => {
   it('the example appends, wakes the follower, reads and cleans up after itself', async () => {
-    const readme = await readFile(join(packageDir, 'README.redis.md'), 'utf8');
-    const code = /```ts\n([\s\S]*?)```/.exec(readme)?.[1];
+    const readme = await readFile(join(packageDir, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## Event log in Redis'));
+    const code = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
     expect(code).toBeDefined();
     const prefix = uniquePrefix('readme');
     const script = (code as string)
