@@ -13,7 +13,9 @@ export interface FollowOptions {
   isLast: (entry: LogEntry) => boolean;
   /**
    * Asked when the stream has caught up and the last entry was a `RUN_END` (or there was none): `true`
-   * ends it (no run goes on).
+   * ends it (no run goes on). After an `isLast` entry the stream also waits for it (briefly): a run logs
+   * its `RUN_END` before it releases the session's lease, and a client acting on the end at once (resuming
+   * a pause) must not find the session busy.
    */
   idle?: () => Promise<boolean>;
   /** A comment line is sent after this long without an entry, so proxies keep the stream open. */
@@ -29,6 +31,8 @@ export interface FollowOptions {
 const PAGE = 256;
 /** First wait before asking again whether a run holds the session, doubling up to the heartbeat. */
 const IDLE_POLL_MS = 50;
+/** Longest wait for `idle` after the last entry (another run may have taken the session already). */
+const LAST_IDLE_WAIT_MS = 2_000;
 
 /**
  * Streams a session's log as Server-Sent Events: each entry as `id: <entry id>` and `data: <event JSON>`,
@@ -68,7 +72,10 @@ export function followLog(c: Context, options: FollowOptions): Response {
         idlePollMs = IDLE_POLL_MS;
         after = entry.id;
         betweenRuns = entry.event.type === 'RUN_END';
-        if (isLast(entry)) return;
+        if (isLast(entry)) {
+          if (idle) await waitUntil(idle, LAST_IDLE_WAIT_MS, stop);
+          return;
+        }
       }
       if (entries.length === PAGE) continue;
       if (options.shutdown?.aborted) return;
@@ -91,4 +98,15 @@ export function followLog(c: Context, options: FollowOptions): Response {
       }
     }
   }
+}
+
+/** Resolves once `check` is true, `maxMs` have passed or `signal` aborts; asks every 10 ms, then less often. */
+async function waitUntil(check: () => Promise<boolean>, maxMs: number, signal: AbortSignal): Promise<void> {
+  const deadline = Date.now() + maxMs;
+  for (
+    let pause = 10;
+    !signal.aborted && !(await check()) && Date.now() < deadline;
+    pause = Math.min(pause * 2, 200)
+  )
+    await new Promise((resolve) => setTimeout(resolve, pause));
 }

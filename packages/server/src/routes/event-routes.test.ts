@@ -1,7 +1,7 @@
-import { type AgentEvent, InMemorySessionStore, replayEvents } from '@agentkit/core';
+import { type AgentEvent, replayEvents } from '@agentkit/core';
 import { textChunks } from '@agentkit/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { as, opsAgent, readSse, startServer } from '../../test/helpers';
+import { as, opsAgent, readSse, SlowReleaseStore, startServer } from '../../test/helpers';
 
 type Served = Awaited<ReturnType<typeof startServer>>;
 let served: Served | undefined;
@@ -65,14 +65,7 @@ describe('GET …/events', () => {
   });
 
   it('ends the stream of the 202 events link as soon as the run has ended, not a heartbeat later', async () => {
-    // A store whose release takes a moment (a network round trip): the run's RUN_END is in the log while
-    // its lease is still held. Heartbeats every 15 s (the default).
-    class SlowReleaseStore extends InMemorySessionStore {
-      override async releaseLease(...args: Parameters<InMemorySessionStore['releaseLease']>) {
-        await new Promise((resolve) => setTimeout(resolve, 200));
-        return super.releaseLease(...args);
-      }
-    }
+    // The run's RUN_END is in the log while its lease is still held. Heartbeats every 15 s (the default).
     served = await startServer({ store: new SlowReleaseStore() });
     const alice = as('alice', served.url);
     const started = await alice('/agents/ops/sessions/s1/replies', {

@@ -1,7 +1,7 @@
 import { type AgentEvent, replayEvents, type ToolCallBlock } from '@agentkit/core';
 import { textChunks, toolCallChunk } from '@agentkit/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { as, opsAgent, readSse, startServer } from '../../test/helpers';
+import { as, opsAgent, readSse, SlowReleaseStore, startServer } from '../../test/helpers';
 
 type Served = Awaited<ReturnType<typeof startServer>>;
 let served: Served | undefined;
@@ -125,6 +125,48 @@ describe('POST …/replies', () => {
     expect(replayEvents(agentEvents([...paused.messages, ...resumed.messages]) as never)).toEqual(
       stored!.state.context.at(-1),
     );
+  });
+
+  it('ends a streamed reply once its lease is released, so the client can resume the pause at once', async () => {
+    const runs: string[] = [];
+    // The run's RUN_END is logged 200 ms before its lease is released.
+    served = await startServer({
+      store: new SlowReleaseStore(200),
+      agents: { ops: opsAgent(runs, { confirm: true }) },
+    });
+    const alice = as('alice', served.url);
+    const paused = await readSse(
+      await alice('/agents/ops/sessions/s1/replies', {
+        method: 'POST',
+        headers: { Accept: 'text/event-stream' },
+        body: JSON.stringify({ input: 'Deploy.' }),
+      }),
+    );
+    expect(paused.messages.at(-1)!.event).toMatchObject({ type: 'RUN_END', status: 'paused' });
+    const view = (await (await alice('/agents/ops/sessions/s1')).json()) as {
+      status: string;
+      awaiting: ToolCallBlock[];
+    };
+    expect(view.status).toBe('paused');
+    const call = view.awaiting[0]!;
+    const resumed = await alice('/agents/ops/sessions/s1/replies', {
+      method: 'POST',
+      headers: { Accept: 'text/event-stream' },
+      body: JSON.stringify({
+        input: {
+          type: 'USER_CONFIRM_RESULT',
+          confirmResults: [
+            { confirmed: true, toolCall: { id: call.id, name: call.name, input: call.input } },
+          ],
+        },
+      }),
+    });
+    expect(resumed.status).toBe(200);
+    expect((await readSse(resumed)).messages.at(-1)!.event).toMatchObject({
+      type: 'RUN_END',
+      status: 'ended',
+    });
+    expect(runs).toEqual(['billing']);
   });
 
   it('interrupts a running reply within 100 ms of the request', async () => {
