@@ -23,6 +23,8 @@ export async function buildPage(): Promise<PageAssets> {
     outdir: 'out',
     format: 'esm',
     platform: 'browser',
+    // The workspace packages' sources, as the server runs them: the page's reducer is the server's.
+    conditions: ['@agentkit/source'],
     target: 'es2022',
     minify: true,
     legalComments: 'none',

@@ -28,6 +28,7 @@ export function createPlaygroundApp(agentServer: AgentServer, page: PageAssets):
   app.route('/api', agentServer);
   app.get('/', (c) => c.html(page.html));
   app.get('/app.js', (c) => c.body(page.js, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }));
+  app.get('/favicon.ico', (c) => c.body(null, 204));
   app.get('/style.css', (c) => c.body(page.css, 200, { 'Content-Type': 'text/css; charset=utf-8' }));
   return Object.assign(app, {
     drain: (options?: Parameters<AgentServer['drain']>[0]) => agentServer.drain(options),

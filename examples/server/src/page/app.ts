@@ -145,10 +145,10 @@ async function deleteSession(sessionId: string): Promise<void> {
     state.following?.abort();
     Object.assign(state, { sessionId: null, messages: [], following: null });
     history.replaceState(null, '', location.pathname);
-    renderAll();
     setPhase('idle');
   }
   await refreshSessions();
+  renderAll();
 }
 
 /** Follows the session's events from `url` (or after the last event seen) until no reply runs. */

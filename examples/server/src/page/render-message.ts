@@ -54,13 +54,7 @@ function renderBlock(block: ContentBlock, results: Map<string, ToolResultBlock>,
     case 'thinking':
       return details(block.id, 'thinking', 'Thinking', block.thinking, open);
     case 'hint':
-      return details(
-        block.id,
-        'hint',
-        `Hint${block.source ? ` from ${block.source}` : ''}`,
-        outputText(block.hint),
-        open,
-      );
+      return details(block.id, 'hint', hintTitle(block.source), outputText(block.hint), open);
     case 'data':
       return h('p', { class: 'data' }, dataLabel(block));
     case 'tool_call':
@@ -77,6 +71,19 @@ function details(id: string, kind: string, summary: string, text: string, open: 
     h('summary', {}, summary),
     h('pre', {}, text),
   );
+}
+
+/** `Hint`, with where it comes from: a plain source, or the labels of a JSON one (`{"label": …}`). */
+function hintTitle(source: string | null): string {
+  if (!source) return 'Hint';
+  let labels = [source];
+  try {
+    const parsed = JSON.parse(source) as Record<string, unknown>;
+    labels = [parsed.label, parsed.sublabel].filter((l): l is string => typeof l === 'string');
+  } catch {
+    // A plain name.
+  }
+  return labels.length > 0 ? `Hint: ${labels.join(' · ')}` : 'Hint';
 }
 
 function toolCard(call: ToolCallBlock | undefined, result: ToolResultBlock | undefined): HTMLElement {
