@@ -16,7 +16,8 @@ export interface SpawnedPlayground {
   stop(): Promise<number | null>;
 }
 
-const exampleDir = fileURLToPath(new URL('..', import.meta.url));
+const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
+const PROVIDER_SETTINGS = /^(OPENAI_|GEMINI_|GOOGLE_API_KEY$|REDIS_URL$)/;
 
 /**
  * Runs `src/main.ts` as `pnpm start` would, from the sources, on a free port with the scripted model
@@ -24,18 +25,15 @@ const exampleDir = fileURLToPath(new URL('..', import.meta.url));
  */
 export async function spawnPlayground(options: { delayMs: number }): Promise<SpawnedPlayground> {
   const demoDir = await mkdtemp(join(tmpdir(), 'agentkit-playground-'));
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    PORT: '0',
-    SCRIPTED_DELAY_MS: String(options.delayMs),
-    AGENTKIT_DEMO_DIR: demoDir,
-    NO_COLOR: '1',
-  };
-  for (const key of ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'GEMINI_API_KEY', 'GOOGLE_API_KEY', 'REDIS_URL'])
-    delete env[key];
-  const child = spawn(process.execPath, ['--conditions=@agentkit/source', '--import', 'tsx', 'src/main.ts'], {
-    cwd: exampleDir,
-    env,
+  // No provider key or Redis from the caller's shell: the scripted model and the file store.
+  const inherited = Object.entries(process.env).filter(([name]) => !PROVIDER_SETTINGS.test(name));
+  const child = spawn(process.execPath, ['--conditions=@agentkit/source', '--import', 'tsx', MAIN], {
+    env: {
+      ...Object.fromEntries(inherited),
+      PORT: '0',
+      SCRIPTED_DELAY_MS: String(options.delayMs),
+      AGENTKIT_DEMO_DIR: demoDir,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
