@@ -19,7 +19,7 @@ const paths = demoPaths({
   ...env,
   AGENTKIT_DEMO_DIR: env.AGENTKIT_DEMO_DIR || fileURLToPath(new URL('../.agentkit-demo', import.meta.url)),
 });
-const port = Number(env.PORT ?? 3000);
+const port = Number(env.PORT || 3000);
 // The scripted model waits this long before each chunk, so the page visibly streams.
 const delayMs = Number(env.SCRIPTED_DELAY_MS ?? 40);
 const { model, description } = chooseModel(env, { delayMs });

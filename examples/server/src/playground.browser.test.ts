@@ -194,6 +194,10 @@ describe.skipIf(!hasChromium)('the playground page in headless Chromium', () => 
     await dialog.waitFor(WAIT);
     const paused = await storedReply(sessionId);
     expect(await replyText()).toBe(storedText(paused));
+    // Escape closes the dialog without answering; the waiting card's Review… button opens it again.
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden', ...WAIT });
+    await page.locator('article[data-call-state="asking"]').getByRole('button', { name: 'Review…' }).click();
     await dialog.getByRole('button', { name: 'Deny' }).click();
     await page.locator('[data-role="assistant"][data-finished-reason="completed"]').waitFor(WAIT);
     await shot('6-caught-up');

@@ -35,8 +35,6 @@ const state = {
   sessions: [] as SessionSummary[],
   sessionId: null as string | null,
   messages: [] as Msg[],
-  /** Ids of user messages shown before the server stored them. */
-  localIds: new Set<string>(),
   phase: 'idle' as Phase,
   /** The reply events without a `replyId` belong to. */
   replyId: null as string | null,
@@ -77,7 +75,6 @@ async function openSession(sessionId: string): Promise<void> {
     lastEventId: null,
     following: null,
   });
-  state.localIds.clear();
   history.replaceState(null, '', `#session=${encodeURIComponent(sessionId)}`);
   renderSessions();
   renderAll();
@@ -102,8 +99,8 @@ async function settle(view: SessionView): Promise<void> {
 
 async function send(text: string): Promise<void> {
   const sessionId = state.sessionId ?? (await createSession(text.slice(0, 60)));
+  // Shown at once; replaced by the stored message when the reply is over.
   const message = userMsg(text);
-  state.localIds.add(message.id);
   state.messages.push(message);
   render(message.id);
   ui.input.value = '';
@@ -180,7 +177,6 @@ async function follow(url: string): Promise<void> {
   if (state.sessionId !== sessionId || state.following) return;
   const rebuilt = new Map(state.messages.map((m) => [m.id, m]));
   state.messages = stored.map((m) => rebuilt.get(m.id) ?? m);
-  state.localIds.clear();
   renderAll();
   await settle(view);
 }
