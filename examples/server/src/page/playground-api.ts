@@ -23,23 +23,28 @@ export class PlaygroundApi {
     return `${this.base}/agents/${encodeURIComponent(agentId)}/sessions/${encodeURIComponent(sessionId)}`;
   }
 
+  /** The agents served. */
   async agents(): Promise<AgentInfo[]> {
     return (await this.request<{ agents: AgentInfo[] }>('GET', `${this.base}/agents`)).agents;
   }
 
+  /** The user's sessions with the agent, newest first (the first 100). */
   async listSessions(agentId: string): Promise<SessionSummary[]> {
     const path = `${this.base}/agents/${encodeURIComponent(agentId)}/sessions?limit=100`;
     return (await this.request<{ sessions: SessionSummary[] }>('GET', path)).sessions;
   }
 
+  /** Creates a session with a random id. */
   createSession(agentId: string, metadata: Record<string, string>): Promise<SessionView> {
     return this.request('POST', `${this.base}/agents/${encodeURIComponent(agentId)}/sessions`, { metadata });
   }
 
+  /** A session and its status (`running`, `paused` with the calls it awaits, …). */
   session(agentId: string, sessionId: string): Promise<SessionView> {
     return this.request('GET', this.sessionPath(agentId, sessionId));
   }
 
+  /** Deletes a session (`409` while a reply runs). */
   async deleteSession(agentId: string, sessionId: string): Promise<void> {
     await this.request('DELETE', this.sessionPath(agentId, sessionId));
   }
@@ -55,6 +60,7 @@ export class PlaygroundApi {
     return this.request('POST', `${this.sessionPath(agentId, sessionId)}/replies`, { input });
   }
 
+  /** Interrupts the running reply, or ends a paused one (with a new run). */
   async interrupt(agentId: string, sessionId: string): Promise<void> {
     await this.request('POST', `${this.sessionPath(agentId, sessionId)}/interrupt`);
   }
