@@ -13,7 +13,9 @@ export interface FollowOptions {
   isLast: (entry: LogEntry) => boolean;
   /**
    * Asked when the stream has caught up and the last entry was a `RUN_END` (or there was none): `true`
-   * ends it (no run goes on).
+   * ends it (no run goes on). After an `isLast` entry the stream also waits for it (briefly): a run logs
+   * its `RUN_END` before it releases the session's lease, and a client acting on the end at once (resuming
+   * a pause) must not find the session busy.
    */
   idle?: () => Promise<boolean>;
   /** A comment line is sent after this long without an entry, so proxies keep the stream open. */
@@ -27,6 +29,10 @@ export interface FollowOptions {
 }
 
 const PAGE = 256;
+/** First wait before asking again whether a run holds the session, doubling up to the heartbeat. */
+const IDLE_POLL_MS = 50;
+/** Longest wait for `idle` after the last entry (another run may have taken the session already). */
+const LAST_IDLE_WAIT_MS = 2_000;
 
 /**
  * Streams a session's log as Server-Sent Events: each entry as `id: <entry id>` and `data: <event JSON>`,
@@ -56,24 +62,51 @@ export function followLog(c: Context, options: FollowOptions): Response {
     for (const event of options.prelude ?? []) await stream.writeSSE({ data: JSON.stringify(event) });
     let after = options.after;
     let betweenRuns = true; // nothing sent yet, or the last entry ended a run
+    let lastWrite = Date.now();
+    let idlePollMs = IDLE_POLL_MS;
     while (!clientGone.aborted) {
       const entries = await log.read(session, after, PAGE);
       for (const entry of entries) {
         await stream.writeSSE({ id: entry.id, data: JSON.stringify(entry.event) });
+        lastWrite = Date.now();
+        idlePollMs = IDLE_POLL_MS;
         after = entry.id;
         betweenRuns = entry.event.type === 'RUN_END';
-        if (isLast(entry)) return;
+        if (isLast(entry)) {
+          if (idle) await waitUntil(idle, LAST_IDLE_WAIT_MS, stop);
+          return;
+        }
       }
       if (entries.length === PAGE) continue;
       if (options.shutdown?.aborted) return;
-      if (betweenRuns && idle && (await idle())) {
-        // Something may have been appended between the read and the idle check.
-        if ((await log.lastId(session)) === after) return;
-        continue;
+      let waitMs = heartbeatMs;
+      if (betweenRuns && idle) {
+        if (await idle()) {
+          // Something may have been appended between the read and the idle check.
+          if ((await log.lastId(session)) === after) return;
+          continue;
+        }
+        // A lease is held between runs: the run that just ended is releasing it (its RUN_END is logged
+        // first) or the next run is starting. Ask again soon, not a heartbeat later.
+        waitMs = Math.min(heartbeatMs, idlePollMs);
+        idlePollMs = Math.min(heartbeatMs, idlePollMs * 2);
       }
-      const waitedFrom = Date.now();
-      await log.waitFor(session, after, heartbeatMs, stop);
-      if (!stop.aborted && Date.now() - waitedFrom >= heartbeatMs) await stream.write(': ping\n\n');
+      await log.waitFor(session, after, waitMs, stop);
+      if (!stop.aborted && Date.now() - lastWrite >= heartbeatMs) {
+        await stream.write(': ping\n\n');
+        lastWrite = Date.now();
+      }
     }
   }
+}
+
+/** Resolves once `check` is true, `maxMs` have passed or `signal` aborts; asks every 10 ms, then less often. */
+async function waitUntil(check: () => Promise<boolean>, maxMs: number, signal: AbortSignal): Promise<void> {
+  const deadline = Date.now() + maxMs;
+  for (
+    let pause = 10;
+    !signal.aborted && !(await check()) && Date.now() < deadline;
+    pause = Math.min(pause * 2, 200)
+  )
+    await new Promise((resolve) => setTimeout(resolve, pause));
 }

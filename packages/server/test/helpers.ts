@@ -99,6 +99,21 @@ export function opsAgent(
     new Agent({ name: 'ops', model, tools: [deployTool(runs, options)], state });
 }
 
+/**
+ * An in-memory store whose lease release takes `ms` (a network round trip, a file system): a run's
+ * `RUN_END` is in the log a moment before its lease is released.
+ */
+export class SlowReleaseStore extends InMemorySessionStore {
+  constructor(private readonly ms = 200) {
+    super();
+  }
+
+  override async releaseLease(...args: Parameters<InMemorySessionStore['releaseLease']>) {
+    await new Promise((resolve) => setTimeout(resolve, this.ms));
+    return super.releaseLease(...args);
+  }
+}
+
 /** Starts a server on a free loopback port. */
 export async function startServer(
   options: Partial<AgentServerOptions> & { store?: SessionStore } = {},

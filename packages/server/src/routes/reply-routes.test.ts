@@ -1,7 +1,7 @@
 import { type AgentEvent, replayEvents, type ToolCallBlock } from '@agentkit/core';
 import { textChunks, toolCallChunk } from '@agentkit/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { as, opsAgent, readSse, startServer } from '../../test/helpers';
+import { as, opsAgent, readSse, SlowReleaseStore, startServer } from '../../test/helpers';
 
 type Served = Awaited<ReturnType<typeof startServer>>;
 let served: Served | undefined;
@@ -35,7 +35,8 @@ describe('POST …/replies', () => {
   });
 
   it('runs in the background with 202; the events link follows it to the end', async () => {
-    served = await startServer();
+    // The run's lease is released 200 ms after its RUN_END is logged; heartbeats every 15 s (the default).
+    served = await startServer({ store: new SlowReleaseStore(200) });
     const alice = as('alice', served.url);
     const started = await alice('/agents/ops/sessions/s1/replies', {
       method: 'POST',
@@ -43,9 +44,16 @@ describe('POST …/replies', () => {
     });
     expect(started.status).toBe(202);
     const { runId, events } = (await started.json()) as { runId: string; events: string };
+    let endedAt = 0;
     const { messages } = await readSse(await alice(events), {
-      until: (e) => e.type === 'RUN_END' && e.runId === runId,
+      until: (e) => {
+        if (e.type === 'RUN_END') endedAt = Date.now();
+        return false; // read until the server ends the stream
+      },
     });
+    // The stream ends by itself soon after the run's end, not a heartbeat later.
+    expect(Date.now() - endedAt).toBeLessThan(2_000);
+    expect(messages.at(-1)!.event).toMatchObject({ type: 'RUN_END', runId });
     const stored = await served.store.getSession('alice', 'ops', 's1');
     expect(replayEvents(agentEvents(messages))).toEqual(stored!.state.context.at(-1));
   });
@@ -81,7 +89,12 @@ describe('POST …/replies', () => {
 
   it('pauses for confirmation and resumes with the confirmation in another request', async () => {
     const runs: string[] = [];
-    served = await startServer({ agents: { ops: opsAgent(runs, { confirm: true }) } });
+    // The lease is released 200 ms after RUN_END is logged: the stream ends once it is, so the session
+    // reads paused, and the confirmation is accepted, right away.
+    served = await startServer({
+      store: new SlowReleaseStore(200),
+      agents: { ops: opsAgent(runs, { confirm: true }) },
+    });
     const alice = as('alice', served.url);
     const paused = await readSse(
       await alice('/agents/ops/sessions/s1/replies', {
