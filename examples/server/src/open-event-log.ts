@@ -1,4 +1,6 @@
 import type { EventLog } from '@agentkit/server';
+import { RedisEventLog } from '@agentkit/server/redis';
+import { redactUrl } from '@example/quickstart/src/open-store';
 
 /** The event log the server appends replies' events to, a line describing it, and how to release it. */
 export interface EventLogChoice {
@@ -9,14 +11,12 @@ export interface EventLogChoice {
 }
 
 /**
- * The agent server's in-memory log (one process). With `REDIS_URL` this is where `RedisEventLog` from
- * `@agentkit/server/redis` belongs, so that several playground processes follow each other's replies —
- * `new RedisEventLog(…)` here, closed by `close` — once that package exports it; until then the log stays
- * in memory and the description says so.
+ * Redis Streams when `REDIS_URL` is set (several playground processes then follow each other's replies),
+ * else the agent server's in-memory log (one process).
  */
 export function openEventLog(env: NodeJS.ProcessEnv = process.env): EventLogChoice {
-  const description = env.REDIS_URL?.trim()
-    ? 'in memory (@agentkit/server/redis has no RedisEventLog yet)'
-    : 'in memory (this process)';
-  return { eventLog: undefined, description, close: async () => {} };
+  const url = env.REDIS_URL?.trim();
+  if (!url) return { eventLog: undefined, description: 'in memory (this process)', close: async () => {} };
+  const log = new RedisEventLog({ url, keyPrefix: 'agentkit-playground' });
+  return { eventLog: log, description: `Redis streams at ${redactUrl(url)}`, close: () => log.close() };
 }
