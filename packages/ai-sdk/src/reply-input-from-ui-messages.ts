@@ -36,7 +36,9 @@ export function replyInputFromUIMessages(
   if (!last) throw new InvalidInputError('The chat request has no messages.');
   if (last.role === 'user') return userMessage(last);
   if (last.role !== 'assistant')
-    throw new InvalidInputError(`The last message must be the user's or the assistant's, not '${last.role}'.`);
+    throw new InvalidInputError(
+      `The last message must be the user's or the assistant's, not '${last.role}'.`,
+    );
   const awaiting = state ? awaitingToolCalls(state) : [];
   const confirmResults: ConfirmResult[] = [];
   const executionResults: ExternalExecutionResultEvent['executionResults'] = [];
@@ -81,7 +83,11 @@ function userMessage(message: UIMessage) {
         type: 'data',
         id: newId(),
         source: inline
-          ? { type: 'base64', data: inline[2]!, mediaType: part.mediaType || inline[1] || 'application/octet-stream' }
+          ? {
+              type: 'base64',
+              data: inline[2]!,
+              mediaType: part.mediaType || inline[1] || 'application/octet-stream',
+            }
           : { type: 'url', url: part.url, mediaType: part.mediaType },
         ...(part.filename !== undefined ? { name: part.filename } : {}),
       });

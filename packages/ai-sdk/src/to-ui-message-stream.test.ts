@@ -2,7 +2,7 @@ import { Agent, getText, ModelError, type ToolResultBlock } from '@agentkit/core
 import { ScriptedModel, textChunks, toolCallChunk } from '@agentkit/core/testing';
 import { asSchema, readUIMessageStream, type UIMessage, type UIMessageChunk, uiMessageChunkSchema } from 'ai';
 import { describe, expect, it } from 'vitest';
-import { deployScript, deployTool } from '../test/helpers';
+import { deployScript, deployTool, quiet } from '../test/helpers';
 import { toUIMessageStream, toUIMessageStreamResponse } from './index';
 
 async function collect(stream: ReadableStream<UIMessageChunk>): Promise<UIMessageChunk[]> {
@@ -13,7 +13,8 @@ async function collect(stream: ReadableStream<UIMessageChunk>): Promise<UIMessag
 
 async function expectValid(chunks: UIMessageChunk[]) {
   const schema = asSchema(uiMessageChunkSchema);
-  for (const chunk of chunks) expect(await schema.validate!(chunk), JSON.stringify(chunk)).toMatchObject({ success: true });
+  for (const chunk of chunks)
+    expect(await schema.validate!(chunk), JSON.stringify(chunk)).toMatchObject({ success: true });
 }
 
 async function lastMessage(chunks: UIMessageChunk[]): Promise<UIMessage> {
@@ -31,7 +32,11 @@ async function lastMessage(chunks: UIMessageChunk[]): Promise<UIMessage> {
 describe('toUIMessageStream', () => {
   it("maps a reply to chunks the AI SDK's reader rebuilds into the same message", async () => {
     const runs: string[] = [];
-    const agent = new Agent({ name: 'ops', model: new ScriptedModel(deployScript()), tools: [deployTool(runs)] });
+    const agent = new Agent({
+      name: 'ops',
+      model: new ScriptedModel(deployScript()),
+      tools: [deployTool(runs)],
+    });
     const chunks = await collect(toUIMessageStream(agent.replyStream('Deploy billing.')));
     await expectValid(chunks);
     const stored = agent.state.context.at(-1)!;
@@ -69,7 +74,11 @@ describe('toUIMessageStream', () => {
   });
 
   it('leaves reasoning out when asked to', async () => {
-    const agent = new Agent({ name: 'ops', model: new ScriptedModel(deployScript()), tools: [deployTool([])] });
+    const agent = new Agent({
+      name: 'ops',
+      model: new ScriptedModel(deployScript()),
+      tools: [deployTool([])],
+    });
     const chunks = await collect(toUIMessageStream(agent.replyStream('Deploy.'), { reasoning: false }));
     expect(chunks.some((c) => c.type.startsWith('reasoning'))).toBe(false);
     const message = await lastMessage(chunks);
@@ -91,7 +100,11 @@ describe('toUIMessageStream', () => {
       approvalId: 'call_deploy',
       toolCallId: 'call_deploy',
     });
-    expect(chunks.at(-1)).toMatchObject({ type: 'finish', finishReason: 'tool-calls', messageMetadata: { finishedReason: null } });
+    expect(chunks.at(-1)).toMatchObject({
+      type: 'finish',
+      finishReason: 'tool-calls',
+      messageMetadata: { finishedReason: null },
+    });
     const message = await lastMessage(chunks);
     expect(message.parts.find((p) => p.type === 'tool-deploy')).toMatchObject({
       state: 'approval-requested',
@@ -112,21 +125,31 @@ describe('toUIMessageStream', () => {
     });
     const chunks = await collect(toUIMessageStream(agent.replyStream('Deploy.')));
     await expectValid(chunks);
-    expect(chunks).toContainEqual(expect.objectContaining({ type: 'tool-input-error', toolCallId: 'bad', input: '{"service":' }));
+    expect(chunks).toContainEqual(
+      expect.objectContaining({ type: 'tool-input-error', toolCallId: 'bad', input: '{"service":' }),
+    );
     const message = await lastMessage(chunks);
     const stored = agent.state.context.at(-1)!;
     for (const id of ['bad', 'unknown']) {
-      const result = stored.content.find((b): b is ToolResultBlock => b.type === 'tool_result' && b.id === id)!;
+      const result = stored.content.find(
+        (b): b is ToolResultBlock => b.type === 'tool_result' && b.id === id,
+      )!;
       expect(result.state).toBe('error');
       const part = message.parts.find((p) => 'toolCallId' in p && p.toolCallId === id);
-      expect(part).toMatchObject({ state: 'output-error', errorText: (result.output[0] as { text: string }).text });
+      expect(part).toMatchObject({
+        state: 'output-error',
+        errorText: (result.output[0] as { text: string }).text,
+      });
     }
   });
 
   it('ends a failed reply with an error chunk and finish error', async () => {
     const agent = new Agent({
       name: 'ops',
-      model: new ScriptedModel([{ error: new ModelError('invalid_request', 'The model rejected the request.') }]),
+      model: new ScriptedModel([
+        { error: new ModelError('invalid_request', 'The model rejected the request.') },
+      ]),
+      logger: quiet,
     });
     const chunks = await collect(toUIMessageStream(agent.replyStream('Hi')));
     await expectValid(chunks);
@@ -150,7 +173,9 @@ describe('toUIMessageStream', () => {
       model: new ScriptedModel([{ chunks: textChunks('one two three four five six'), delayMs: 30 }]),
     });
     const chunks: UIMessageChunk[] = [];
-    for await (const chunk of toUIMessageStream(agent.replyStream('Count.', { signal: controller.signal })) as unknown as AsyncIterable<UIMessageChunk>) {
+    for await (const chunk of toUIMessageStream(
+      agent.replyStream('Count.', { signal: controller.signal }),
+    ) as unknown as AsyncIterable<UIMessageChunk>) {
       chunks.push(chunk);
       if (chunk.type === 'text-delta') controller.abort();
     }
@@ -165,7 +190,14 @@ describe('toUIMessageStream', () => {
 
   it('ends with an error chunk when the event stream throws, without leaking the error text', async () => {
     async function* broken() {
-      yield { type: 'REPLY_START', replyId: 'r1', sessionId: 's', name: 'a', role: 'assistant', createdAt: '' } as const;
+      yield {
+        type: 'REPLY_START',
+        replyId: 'r1',
+        sessionId: 's',
+        name: 'a',
+        role: 'assistant',
+        createdAt: '',
+      } as const;
       throw new Error('secret-token-123 leaked');
     }
     const chunks = await collect(toUIMessageStream(broken()));

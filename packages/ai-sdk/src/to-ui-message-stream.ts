@@ -1,4 +1,4 @@
-import { type AgentEvent, classifyError, type InputEvent } from '@agentkit/core';
+import { type AgentEvent, classifyError, type InputEvent, type Msg } from '@agentkit/core';
 import { createUIMessageStreamResponse, type UIMessageChunk } from 'ai';
 import { UIMessageMapper, type UIMessageMapperOptions } from './ui-message-mapper';
 
@@ -12,7 +12,8 @@ export interface ToUIMessageStreamOptions extends UIMessageMapperOptions {
 }
 
 /**
- * The AI SDK UI message stream of a reply: maps agentkit events (e.g. `agent.replyStream(input)`) to
+ * The AI SDK UI message stream of a reply: maps agentkit events (e.g. `agent.replyStream(input)`; a final
+ * message in the stream is skipped) to
  * UI message chunks (see {@link UIMessageMapper} for the mapping) and ends with `finish`. A stream that
  * throws ends with an `error` chunk and `finish`; cancelling the result stops reading the events.
  * @example
@@ -20,12 +21,12 @@ export interface ToUIMessageStreamOptions extends UIMessageMapperOptions {
  * for await (const message of readUIMessageStream({ stream })) render(message);
  */
 export function toUIMessageStream(
-  events: AsyncIterable<AgentEvent | InputEvent>,
+  events: AsyncIterable<AgentEvent | InputEvent | Msg>,
   options: ToUIMessageStreamOptions = {},
 ): ReadableStream<UIMessageChunk> {
   const mapper = new UIMessageMapper(options);
   const onError = options.onError ?? ((error: unknown) => classifyError(error).message);
-  let iterator: AsyncIterator<AgentEvent | InputEvent> | undefined;
+  let iterator: AsyncIterator<AgentEvent | InputEvent | Msg> | undefined;
   return new ReadableStream<UIMessageChunk>({
     async pull(controller) {
       iterator ??= events[Symbol.asyncIterator]();
@@ -37,6 +38,7 @@ export function toUIMessageStream(
             controller.close();
             return;
           }
+          if (!('type' in next.value)) continue; // the final message of `replyStream({ yieldFinalMsg })`
           const chunks = mapper.push(next.value);
           for (const chunk of chunks) controller.enqueue(chunk);
           if (chunks.length > 0) return;
@@ -73,7 +75,7 @@ export interface ToUIMessageStreamResponseOptions extends ToUIMessageStreamOptio
  * }
  */
 export function toUIMessageStreamResponse(
-  events: AsyncIterable<AgentEvent | InputEvent>,
+  events: AsyncIterable<AgentEvent | InputEvent | Msg>,
   options: ToUIMessageStreamResponseOptions = {},
 ): Response {
   const { status, headers, ...rest } = options;

@@ -69,8 +69,11 @@ export class UIMessageMapper {
   private started = false;
   private stepOpen = false;
   private usage: Usage | null;
-  private end: { finishedReason: ReplyFinishedReason; error: ErrorInfo | null; structuredOutput: unknown } | null =
-    null;
+  private end: {
+    finishedReason: ReplyFinishedReason;
+    error: ErrorInfo | null;
+    structuredOutput: unknown;
+  } | null = null;
   /** A `REPLY_END` that came first: an unfinished earlier reply closed before a new one starts. */
   private heldEnd: Extract<AgentEvent, { type: 'REPLY_END' }> | null = null;
   private paused = false;
@@ -149,7 +152,8 @@ export class UIMessageMapper {
       case 'DATA_BLOCK_END': {
         const file = this.files.get(event.blockId);
         this.files.delete(event.blockId);
-        if (file) out.push({ type: 'file', mediaType: file.mediaType, url: dataUrl(file.mediaType, file.data) });
+        if (file)
+          out.push({ type: 'file', mediaType: file.mediaType, url: dataUrl(file.mediaType, file.data) });
         break;
       }
       case 'TOOL_CALL_START':
@@ -178,14 +182,14 @@ export class UIMessageMapper {
         }
         break;
       case 'TOOL_RESULT_TEXT_DELTA': {
-        const output = this.outputs.get(event.toolCallId);
-        const last = output?.at(-1);
+        const output = this.output(event.toolCallId);
+        const last = output.at(-1);
         if (last?.type === 'text') last.text += event.delta;
-        else output?.push({ type: 'text', id: `${event.toolCallId}.${output.length}`, text: event.delta });
+        else output.push({ type: 'text', id: `${event.toolCallId}.${output.length}`, text: event.delta });
         break;
       }
       case 'TOOL_RESULT_DATA_DELTA':
-        this.outputs.get(event.toolCallId)?.push({
+        this.output(event.toolCallId).push({
           type: 'data',
           id: event.blockId,
           source:
@@ -278,6 +282,13 @@ export class UIMessageMapper {
     return out;
   }
 
+  /** The output streamed so far for a call (a resumed call's result starts in an earlier stream). */
+  private output(toolCallId: string): Array<TextBlock | DataBlock> {
+    let output = this.outputs.get(toolCallId);
+    if (!output) this.outputs.set(toolCallId, (output = []));
+    return output;
+  }
+
   private open(replyId: string, out: UIMessageChunk[]): void {
     this.replyId ??= replyId;
     if (this.started) return;
@@ -321,7 +332,10 @@ export class UIMessageMapper {
           out.push({
             type: 'file',
             mediaType: block.source.mediaType,
-            url: block.source.type === 'url' ? block.source.url : dataUrl(block.source.mediaType, block.source.data),
+            url:
+              block.source.type === 'url'
+                ? block.source.url
+                : dataUrl(block.source.mediaType, block.source.data),
           });
           break;
         case 'tool_call':
@@ -349,7 +363,12 @@ export class UIMessageMapper {
 /** `tool-input-available`, or `tool-input-error` when the input is not JSON. */
 function inputChunk(toolCallId: string, toolName: string, text: string): UIMessageChunk {
   try {
-    return { type: 'tool-input-available', toolCallId, toolName, input: JSON.parse(text === '' ? '{}' : text) };
+    return {
+      type: 'tool-input-available',
+      toolCallId,
+      toolName,
+      input: JSON.parse(text === '' ? '{}' : text),
+    };
   } catch {
     return {
       type: 'tool-input-error',

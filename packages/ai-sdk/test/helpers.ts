@@ -30,6 +30,9 @@ import {
 } from 'ai';
 import { aiSdkChat } from '../src/server/index';
 
+/** A logger for agents whose failures a test provokes on purpose. */
+export const quiet = { warn() {}, error() {} };
+
 /** A deploy tool that records its runs; optionally slow (abort-aware) or asking for confirmation. */
 export function deployTool(runs: string[], options: { delayMs?: number; confirm?: boolean } = {}): Tool {
   return defineTool({
@@ -72,7 +75,7 @@ export function opsAgent(
 ) {
   const model = new ScriptedModel(options.script ?? deployScript());
   return ({ state }: { state: AgentState }) =>
-    new Agent({ name: 'ops', model, tools: [deployTool(runs, options)], state });
+    new Agent({ name: 'ops', model, tools: [deployTool(runs, options)], state, logger: quiet });
 }
 
 /** Starts a server with the AI SDK chat route on a free loopback port. */
@@ -157,7 +160,11 @@ export function chatAs(
   user: string,
   api: string,
   init: Omit<ChatInit<UIMessage>, 'transport'> = {},
-): { chat: TestChat; transport: DefaultChatTransport<UIMessage>; recorded: ReturnType<typeof recordingFetch> } {
+): {
+  chat: TestChat;
+  transport: DefaultChatTransport<UIMessage>;
+  recorded: ReturnType<typeof recordingFetch>;
+} {
   const recorded = recordingFetch();
   const transport = new DefaultChatTransport<UIMessage>({
     api,

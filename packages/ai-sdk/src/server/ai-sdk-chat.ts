@@ -12,9 +12,7 @@ export interface AiSdkChatOptions extends Pick<UIMessageMapperOptions, 'reasonin
 /** The body `DefaultChatTransport` posts: the chat id (= the session id) and the chat's messages. */
 export const ChatRequestBody = z
   .object({
-    id: z
-      .string()
-      .regex(/^[A-Za-z0-9_.~-]{1,128}$/, 'must be 1 to 128 characters from A-Z a-z 0-9 _ . ~ -'),
+    id: z.string().regex(/^[A-Za-z0-9_.~-]{1,128}$/, 'must be 1 to 128 characters from A-Z a-z 0-9 _ . ~ -'),
     messages: z.array(z.record(z.string(), z.unknown())).min(1),
     trigger: z.enum(['submit-message', 'regenerate-message']).optional(),
     messageId: z.string().optional(),
@@ -76,7 +74,9 @@ export function aiSdkChat(options: AiSdkChatOptions = {}): ServerExtension {
       const record = await store.getSession(session.userId, session.agentId, session.sessionId);
       const input = replyInputFromUIMessages(validated.data, record?.state);
       const run = await server.runner.start({ session, input });
-      const resumed = isInputEvent(input) ? findReply(record?.state.context, record?.state.reply?.id) : undefined;
+      const resumed = isInputEvent(input)
+        ? findReply(record?.state.context, record?.state.reply?.id)
+        : undefined;
       const mapper = new UIMessageMapper({ ...options, usage: resumed?.usage ?? null });
       for (const [name, value] of Object.entries(UI_MESSAGE_STREAM_HEADERS)) c.header(name, value);
       return server.follow(c, {
@@ -86,7 +86,9 @@ export function aiSdkChat(options: AiSdkChatOptions = {}): ServerExtension {
         render: ({ id, event }) => {
           if (event.type === 'RUN_START') return [];
           if (event.type === 'RUN_END')
-            return event.runId === run.runId ? [...messages(id, mapper.finish(event)), { data: '[DONE]' }] : [];
+            return event.runId === run.runId
+              ? [...messages(id, mapper.finish(event)), { data: '[DONE]' }]
+              : [];
           return messages(id, mapper.push(event));
         },
       });
@@ -123,7 +125,12 @@ export function aiSdkChat(options: AiSdkChatOptions = {}): ServerExtension {
         const saved = findReply(record.state.context, record.state.reply?.id);
         if (saved)
           prelude = [
-            { type: 'REPLY_SNAPSHOT', replyId: saved.id, message: saved, createdAt: new Date().toISOString() },
+            {
+              type: 'REPLY_SNAPSHOT',
+              replyId: saved.id,
+              message: saved,
+              createdAt: new Date().toISOString(),
+            },
           ];
       }
       const mapper = new UIMessageMapper(options);
