@@ -20,9 +20,13 @@ describe('README', () => {
     const file = join(packageDir, `.readme-example-${process.pid}.ts`);
     await writeFile(file, code!);
     try {
-      const { stdout } = await exec(process.execPath, ['--conditions=@agentkit/source', '--import', 'tsx', file], {
-        cwd: packageDir,
-      });
+      const { stdout } = await exec(
+        process.execPath,
+        ['--conditions=@agentkit/source', '--import', 'tsx', file],
+        {
+          cwd: packageDir,
+        },
+      );
       expect(stdout).toBe('Hello from agentkit!\n');
     } finally {
       await rm(file, { force: true });

@@ -2,6 +2,7 @@ import { AgentkitError, InvalidInputError } from '@agentkit/core';
 import { type ServerExtension, type SseMessage, TooManyRepliesError } from '@agentkit/server';
 import type { AGUIEvent } from '@ag-ui/core';
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
+import { z } from 'zod';
 import { AgUiEventMapper, type AgUiEventMapperOptions } from '../ag-ui-event-mapper';
 import { replyInputFromRunAgentInput } from '../reply-input-from-run-agent-input';
 
@@ -10,6 +11,28 @@ export interface AgUiRunOptions extends Pick<AgUiEventMapperOptions, 'reasoning'
 
 const PATH = '/agents/:agentId/ag-ui';
 const ID = /^[A-Za-z0-9_.~-]{1,128}$/;
+
+/**
+ * The body as the OpenAPI document shows it. Requests are validated with AG-UI's own `RunAgentInputSchema`,
+ * which has parts JSON Schema cannot represent.
+ */
+const RunAgentInputDoc = z
+  .object({
+    threadId: z.string(),
+    runId: z.string(),
+    messages: z.array(z.looseObject({ id: z.string(), role: z.string() })),
+    resume: z
+      .array(
+        z.looseObject({
+          interruptId: z.string(),
+          status: z.enum(['resolved', 'cancelled']),
+          payload: z.unknown().optional(),
+        }),
+      )
+      .optional(),
+  })
+  .loose()
+  .describe("An AG-UI RunAgentInput (validated with @ag-ui/core's RunAgentInputSchema)");
 
 /** Input the reply refuses: AG-UI wants these as `RUN_ERROR` in the stream, not as an HTTP error. */
 const REFUSALS = new Set(['INVALID_INPUT', 'INVALID_MESSAGE', 'REPLY_PAUSED', 'RESUME_MISMATCH']);
@@ -34,7 +57,7 @@ export function agUiRun(options: AgUiRunOptions = {}): ServerExtension {
       path: PATH,
       summary:
         'AG-UI: run the agent for a RunAgentInput (threadId = the session id) and stream AG-UI events (HttpAgent, CopilotKit)',
-      body: RunAgentInputSchema,
+      body: RunAgentInputDoc,
       sse: true,
       responses: {
         200: 'AG-UI events (text/event-stream); refused input ends with RUN_ERROR',
