@@ -1,4 +1,4 @@
-import { Agent, getText, ModelError } from '@agentkit/core';
+import { Agent, definePlugin, getText, ModelError } from '@agentkit/core';
 import { ScriptedModel, textChunks } from '@agentkit/core/testing';
 import { type AGUIEvent, EventType } from '@ag-ui/core';
 import { EventSchema } from '@ag-ui/core/schemas';
@@ -67,6 +67,20 @@ describe('toAgUiEvents', () => {
       'call_deploy.result',
       (events[15] as { messageId: string }).messageId,
     ]);
+  });
+
+  it("maps a plugin's custom events to CUSTOM", async () => {
+    const progress = definePlugin({
+      name: 'progress',
+      hooks: { beforeInference: ({ ctx }) => ctx.emit('progress', { step: 1 }) },
+    });
+    const agent = new Agent({
+      name: 'ops',
+      model: new ScriptedModel([textChunks('Done.')]),
+      plugins: [progress],
+    });
+    const events = await collect(toAgUiEvents(agent.replyStream('Go.'), ids));
+    expect(events).toContainEqual({ type: EventType.CUSTOM, name: 'progress', value: { step: 1 } });
   });
 
   it('leaves reasoning out when asked to', async () => {

@@ -1,4 +1,4 @@
-import { Agent, getText, ModelError, type ToolResultBlock } from '@agentkit/core';
+import { Agent, definePlugin, getText, ModelError, type ToolResultBlock } from '@agentkit/core';
 import { ScriptedModel, textChunks, toolCallChunk } from '@agentkit/core/testing';
 import { asSchema, readUIMessageStream, type UIMessage, type UIMessageChunk, uiMessageChunkSchema } from 'ai';
 import { describe, expect, it } from 'vitest';
@@ -71,6 +71,22 @@ describe('toUIMessageStream', () => {
     expect(message.metadata).toMatchObject({ usage: stored.usage, finishedReason: 'completed' });
     expect(getText(stored, '')).toBe('Deploying billing now.Billing is deployed.');
     expect(runs).toEqual(['billing']);
+  });
+
+  it("maps a plugin's custom events to data parts", async () => {
+    const progress = definePlugin({
+      name: 'progress',
+      hooks: { beforeInference: ({ ctx }) => ctx.emit('progress', { step: 1 }) },
+    });
+    const agent = new Agent({
+      name: 'ops',
+      model: new ScriptedModel([textChunks('Done.')]),
+      plugins: [progress],
+    });
+    const chunks = await collect(toUIMessageStream(agent.replyStream('Go.')));
+    await expectValid(chunks);
+    const message = await lastMessage(chunks);
+    expect(message.parts).toContainEqual({ type: 'data-progress', data: { step: 1 } });
   });
 
   it('leaves reasoning out when asked to', async () => {

@@ -301,6 +301,76 @@ describe('POST /agents/:agentId/chat with the AI SDK chat client', () => {
   });
 });
 
+describe('a reply whose process stopped', () => {
+  it('continues when the chat sends its assistant message back: the checkpoint replayed, then the rest', async () => {
+    const runs: string[] = [];
+    served = await startServer({
+      agents: {
+        ops: opsAgent(runs, {
+          script: [[toolCallChunk('deploy', { service: 'search' }, 'c9')], textChunks('Done.')],
+        }),
+      },
+    });
+    // A state saved by a process that died inside the deploy tool (its checkpoint marked the call started).
+    let crash: unknown;
+    const dying = new Agent({
+      name: 'ops',
+      model: new ScriptedModel([
+        [...textChunks('On it.'), toolCallChunk('deploy', { service: 'billing' }, 'c1')],
+        textChunks('x'),
+      ]),
+      tools: [
+        defineTool({
+          name: 'deploy',
+          description: 'd',
+          inputSchema: { type: 'object' },
+          execute: (_input: unknown, ctx) => {
+            crash ??= JSON.parse(JSON.stringify(ctx.state));
+            return 'ok';
+          },
+        }),
+      ],
+    });
+    await dying.reply('Deploy.');
+    await served.store.upsertSession('alice', 'ops', 'chat-9', { state: crash as never });
+    const replyId = (crash as { reply: { id: string } }).reply.id;
+    const { transport, recorded } = chatAs('alice', served.api);
+    const stream = await transport.sendMessages({
+      trigger: 'submit-message',
+      chatId: 'chat-9',
+      messageId: replyId,
+      messages: [
+        { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'Deploy.' }] },
+        { id: replyId, role: 'assistant', parts: [] },
+      ],
+      abortSignal: undefined,
+    });
+    let message: UIMessage | undefined;
+    for await (const m of readUIMessageStream({ stream })) message = m;
+    await recorded.settled();
+    expect(recorded.invalid).toEqual([]);
+    expect(message!.id).toBe(replyId);
+    const stored = await served.store.getSession('alice', 'ops', 'chat-9');
+    const reply = stored!.state.context.at(-1)!;
+    expect(reply.finishedReason).toBe('completed');
+    expect(withoutSteps(message)).toEqual([
+      expect.objectContaining({ type: 'text', text: 'On it.' }),
+      expect.objectContaining({ type: 'tool-deploy', toolCallId: 'c1', state: 'output-error' }),
+      expect.objectContaining({
+        type: 'tool-deploy',
+        toolCallId: 'c9',
+        state: 'output-available',
+        output: 'deployed search',
+      }),
+      expect.objectContaining({ type: 'text', text: 'Done.' }),
+    ]);
+    expect((withoutSteps(message)![1] as { errorText: string }).errorText).toMatch(
+      /may or may not have taken effect/,
+    );
+    expect(runs).toEqual(['search']);
+  });
+});
+
 describe('GET /agents/:agentId/chat/:sessionId/stream (resume)', () => {
   it('answers 204 when no reply runs', async () => {
     served = await startServer();
