@@ -65,6 +65,7 @@ export const APPROVAL_RESPONSE_SCHEMA = {
  * | agentkit event | AG-UI events |
  * | --- | --- |
  * | run start | `RUN_STARTED` |
+ * | `REPLY_START` | nothing (an earlier reply it replaces may have been closed before it) |
  * | `TEXT_BLOCK_*` | `TEXT_MESSAGE_START` / `_CONTENT` / `_END` (message id: the block id) |
  * | `THINKING_BLOCK_*` | `REASONING_START` + `REASONING_MESSAGE_START` / `REASONING_MESSAGE_CONTENT` / `REASONING_MESSAGE_END` + `REASONING_END` |
  * | `TOOL_CALL_START` / `_DELTA` / `_END` | `TOOL_CALL_START` (with `parentMessageId`) / `TOOL_CALL_ARGS` / `TOOL_CALL_END` |
@@ -118,6 +119,12 @@ export class AgUiEventMapper {
     if (this.finished) return [];
     const out: AGUIEvent[] = [];
     switch (event.type) {
+      case 'REPLY_START':
+        // What came before closed an earlier, unfinished reply: this run is about the new one.
+        this.end = null;
+        this.confirms = [];
+        this.external = [];
+        break;
       case 'REPLY_SNAPSHOT': {
         this.close(out);
         const history = (this.options.history ?? []).filter((m) => m.id !== event.replyId);

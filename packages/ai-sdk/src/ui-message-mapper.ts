@@ -35,6 +35,16 @@ export interface RunOutcome {
 
 type Finish = NonNullable<Extract<UIMessageChunk, { type: 'finish' }>['finishReason']>;
 
+/** Events that may close an earlier reply before a new one starts (see `push`). */
+const HELD = new Set<string>([
+  'TOOL_RESULT_START',
+  'TOOL_RESULT_TEXT_DELTA',
+  'TOOL_RESULT_DATA_DELTA',
+  'TOOL_RESULT_END',
+  'REPLY_END',
+  'USER_INTERRUPT',
+]);
+
 const FINISH_REASON: Record<ReplyFinishedReason, Finish> = {
   completed: 'stop',
   exceed_max_iters: 'other',
@@ -74,8 +84,8 @@ export class UIMessageMapper {
     error: ErrorInfo | null;
     structuredOutput: unknown;
   } | null = null;
-  /** A `REPLY_END` that came first: an unfinished earlier reply closed before a new one starts. */
-  private heldEnd: Extract<AgentEvent, { type: 'REPLY_END' }> | null = null;
+  /** Events that came before anything else, until it is clear which reply they belong to. */
+  private held: Array<AgentEvent | InputEvent> = [];
   private paused = false;
   private readonly inputs = new Map<string, { name: string; text: string }>();
   private readonly outputs = new Map<string, Array<TextBlock | DataBlock>>();
@@ -90,12 +100,25 @@ export class UIMessageMapper {
   /** The chunks for one agentkit event (or a resume input event that was logged with the run). */
   push(event: AgentEvent | InputEvent): UIMessageChunk[] {
     const out: UIMessageChunk[] = [];
-    if (this.heldEnd) {
-      const held = this.heldEnd;
-      this.heldEnd = null;
-      // A new reply starts: the held end closed an earlier reply this stream never showed.
-      if (!(event.type === 'REPLY_START' && event.replyId !== held.replyId)) this.applyEnd(held, out);
+    if (!this.started) {
+      // Results and an end before anything else may close an earlier, unfinished reply that a new one
+      // replaces (then this stream never shows them), or continue the reply this stream is about: wait.
+      if (HELD.has(event.type)) {
+        this.held.push(event);
+        return out;
+      }
+      const held = this.held;
+      this.held = [];
+      const replaced =
+        event.type === 'REPLY_START' &&
+        held.some((e) => e.replyId !== undefined && e.replyId !== event.replyId);
+      if (!replaced) for (const e of held) this.apply(e, out);
     }
+    this.apply(event, out);
+    return out;
+  }
+
+  private apply(event: AgentEvent | InputEvent, out: UIMessageChunk[]): void {
     switch (event.type) {
       case 'REPLY_START':
         this.open(event.replyId, out);
@@ -105,8 +128,12 @@ export class UIMessageMapper {
         this.replay(event.message, out);
         break;
       case 'REPLY_END':
-        if (!this.started && this.replyId === null) this.heldEnd = event;
-        else this.applyEnd(event, out);
+        this.open(event.replyId, out);
+        this.end = {
+          finishedReason: event.finishedReason,
+          error: event.error,
+          structuredOutput: event.structuredOutput,
+        };
         break;
       case 'MODEL_CALL_START':
         this.open(event.replyId, out);
@@ -233,7 +260,6 @@ export class UIMessageMapper {
       default:
         break; // hints are for the model; EXCEED_MAX_ITERS precedes REPLY_END; other inputs need nothing
     }
-    return out;
   }
 
   /**
@@ -243,11 +269,8 @@ export class UIMessageMapper {
    */
   finish(run?: RunOutcome): UIMessageChunk[] {
     const out: UIMessageChunk[] = [];
-    if (this.heldEnd) {
-      const held = this.heldEnd;
-      this.heldEnd = null;
-      this.applyEnd(held, out);
-    }
+    for (const e of this.held) this.apply(e, out);
+    this.held = [];
     if (this.replyId !== null) this.open(this.replyId, out);
     if (this.stepOpen) out.push({ type: 'finish-step' });
     this.stepOpen = false;
@@ -294,15 +317,6 @@ export class UIMessageMapper {
     if (this.started) return;
     this.started = true;
     out.push({ type: 'start', messageId: this.replyId });
-  }
-
-  private applyEnd(event: Extract<AgentEvent, { type: 'REPLY_END' }>, out: UIMessageChunk[]): void {
-    this.open(event.replyId, out);
-    this.end = {
-      finishedReason: event.finishedReason,
-      error: event.error,
-      structuredOutput: event.structuredOutput,
-    };
   }
 
   /** The chunks that rebuild a checkpointed reply message. */

@@ -182,3 +182,31 @@ export async function waitFor(check: () => boolean, timeoutMs = 5_000, what = 'c
     await new Promise((r) => setTimeout(r, 10));
   }
 }
+
+/**
+ * The state a process leaves when it dies inside a tool: its last checkpoint marks the call started
+ * (the reply is unfinished). The dying model says `On it.` and calls `deploy` with id `c1`.
+ */
+export async function crashedState(): Promise<AgentState> {
+  let crash: AgentState | undefined;
+  const dying = new Agent({
+    name: 'ops',
+    model: new ScriptedModel([
+      [...textChunks('On it.'), toolCallChunk('deploy', { service: 'billing' }, 'c1')],
+      textChunks('x'),
+    ]),
+    tools: [
+      defineTool({
+        name: 'deploy',
+        description: 'd',
+        inputSchema: { type: 'object' },
+        execute: (_input: unknown, ctx) => {
+          crash ??= JSON.parse(JSON.stringify(ctx.state)) as AgentState;
+          return 'ok';
+        },
+      }),
+    ],
+  });
+  await dying.reply('Deploy.');
+  return crash!;
+}

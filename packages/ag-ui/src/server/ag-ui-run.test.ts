@@ -3,7 +3,7 @@ import { ScriptedModel, textChunks, toolCallChunk } from '@agentkit/core/testing
 import { EventType, type Message, type RunFinishedEvent } from '@ag-ui/core';
 import { EventSchema } from '@ag-ui/core/schemas';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { agentAs, opsAgent, startServer, waitFor } from '../../test/helpers';
+import { agentAs, crashedState, opsAgent, startServer, waitFor } from '../../test/helpers';
 import { toAgUiMessages } from '../index';
 
 type Served = Awaited<ReturnType<typeof startServer>>;
@@ -243,25 +243,7 @@ describe('POST /agents/:agentId/ag-ui with the AG-UI HttpAgent', () => {
         }),
       },
     });
-    // A state saved by a process that died inside the deploy tool (its checkpoint marked the call started).
-    let crash: unknown;
-    const dying = new Agent({
-      name: 'ops',
-      model: new ScriptedModel([[toolCallChunk('deploy', { service: 'billing' }, 'c1')], textChunks('x')]),
-      tools: [
-        defineTool({
-          name: 'deploy',
-          description: 'd',
-          inputSchema: { type: 'object' },
-          execute: (_input: unknown, ctx) => {
-            crash ??= JSON.parse(JSON.stringify(ctx.state));
-            return 'ok';
-          },
-        }),
-      ],
-    });
-    await dying.reply('Deploy.');
-    await served.store.upsertSession('alice', 'ops', 'thread-8', { state: crash as never });
+    await served.store.upsertSession('alice', 'ops', 'thread-8', { state: await crashedState() });
     const { agent, events, invalid } = agentAs('alice', served.endpoint, 'thread-8');
     await agent.runAgent();
     expect(invalid).toEqual([]);
@@ -272,5 +254,22 @@ describe('POST /agents/:agentId/ag-ui with the AG-UI HttpAgent', () => {
     expect(agent.messages).toEqual(toAgUiMessages(stored!.state.context));
     expect(agent.messages[0]).toMatchObject({ role: 'user', content: 'Deploy.' });
     expect(JSON.stringify(agent.messages)).toMatch(/may or may not have taken effect/);
+  });
+
+  it('finishes the new reply, not the unfinished one it replaces', async () => {
+    const runs: string[] = [];
+    served = await startServer({ agents: { ops: opsAgent(runs, { confirm: true }) } });
+    await served.store.upsertSession('alice', 'ops', 'thread-9', { state: await crashedState() });
+    const { agent, events, invalid } = agentAs('alice', served.endpoint, 'thread-9');
+    agent.addMessage(userText('u2', 'Deploy billing.'));
+    await agent.runAgent();
+    expect(invalid).toEqual([]);
+    // The old reply closed as interrupted; the new one pauses for approval.
+    expect(events.at(-1)).toMatchObject({
+      type: EventType.RUN_FINISHED,
+      outcome: { type: 'interrupt', interrupts: [expect.objectContaining({ toolCallId: 'call_deploy' })] },
+    });
+    const stored = await served.store.getSession('alice', 'ops', 'thread-9');
+    expect(stored!.state.context.at(-3)!.finishedReason).toBe('interrupted');
   });
 });

@@ -7,7 +7,7 @@ import {
   type UIMessage,
 } from 'ai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { chatAs, opsAgent, startServer, waitFor } from '../../test/helpers';
+import { chatAs, crashedState, opsAgent, startServer, waitFor } from '../../test/helpers';
 
 type Served = Awaited<ReturnType<typeof startServer>>;
 let served: Served | undefined;
@@ -311,29 +311,9 @@ describe('a reply whose process stopped', () => {
         }),
       },
     });
-    // A state saved by a process that died inside the deploy tool (its checkpoint marked the call started).
-    let crash: unknown;
-    const dying = new Agent({
-      name: 'ops',
-      model: new ScriptedModel([
-        [...textChunks('On it.'), toolCallChunk('deploy', { service: 'billing' }, 'c1')],
-        textChunks('x'),
-      ]),
-      tools: [
-        defineTool({
-          name: 'deploy',
-          description: 'd',
-          inputSchema: { type: 'object' },
-          execute: (_input: unknown, ctx) => {
-            crash ??= JSON.parse(JSON.stringify(ctx.state));
-            return 'ok';
-          },
-        }),
-      ],
-    });
-    await dying.reply('Deploy.');
-    await served.store.upsertSession('alice', 'ops', 'chat-9', { state: crash as never });
-    const replyId = (crash as { reply: { id: string } }).reply.id;
+    const crash = await crashedState();
+    await served.store.upsertSession('alice', 'ops', 'chat-9', { state: crash });
+    const replyId = crash.reply!.id;
     const { transport, recorded } = chatAs('alice', served.api);
     const stream = await transport.sendMessages({
       trigger: 'submit-message',
@@ -368,6 +348,27 @@ describe('a reply whose process stopped', () => {
       /may or may not have taken effect/,
     );
     expect(runs).toEqual(['search']);
+  });
+
+  it('shows only the new reply when a new message replaces the unfinished one', async () => {
+    served = await startServer({ agents: { ops: opsAgent([], { script: [textChunks('Fresh answer.')] }) } });
+    const crash = await crashedState();
+    await served.store.upsertSession('alice', 'ops', 'chat-10', { state: crash });
+    const { chat, recorded } = chatAs('alice', served.api, { id: 'chat-10' });
+    await chat.sendMessage({ text: 'Never mind, say hi.' });
+    await recorded.settled();
+    expect(chat.status).toBe('ready');
+    expect(recorded.invalid).toEqual([]);
+    const stored = await served.store.getSession('alice', 'ops', 'chat-10');
+    const [old, , fresh] = stored!.state.context.slice(-3);
+    expect(old!.finishedReason).toBe('interrupted'); // the unfinished reply was closed first
+    expect(chat.lastMessage!.id).toBe(fresh!.id);
+    expect(withoutSteps(chat.lastMessage)).toEqual([
+      expect.objectContaining({ type: 'text', text: 'Fresh answer.' }),
+    ]);
+    expect(recorded.chunks.filter((c) => c.type === 'start')).toEqual([
+      { type: 'start', messageId: fresh!.id },
+    ]);
   });
 });
 
