@@ -42,6 +42,8 @@ const HELD = new Set<string>([
   'TOOL_RESULT_DATA_DELTA',
   'TOOL_RESULT_END',
   'REPLY_END',
+  'USER_CONFIRM_RESULT',
+  'EXTERNAL_EXECUTION_RESULT',
   'USER_INTERRUPT',
 ]);
 
@@ -72,6 +74,10 @@ const FINISH_REASON: Record<ReplyFinishedReason, Finish> = {
  * | `REPLY_SNAPSHOT` | the checkpointed message replayed as chunks |
  * | `CUSTOM` | a `data-<name>` part |
  * | `REPLY_END` + run end | `finish` with `finishReason` and metadata; `abort` before it when interrupted, `error` when failed |
+ *
+ * Tool results, resume inputs and a reply end that come before anything else are held until the next
+ * event: when it is the `REPLY_START` of another reply, they closed an earlier, unfinished reply that the
+ * new one replaced, and are dropped (the client never saw that reply in this stream).
  */
 export class UIMessageMapper {
   private readonly reasoning: boolean;
