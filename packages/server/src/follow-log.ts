@@ -26,7 +26,23 @@ export interface FollowOptions {
   shutdown?: AbortSignal;
   /** Told when the stream starts and ends (for a clean shutdown). */
   track?: (ended: Promise<void>) => void;
+  /**
+   * How an entry (or a prelude event, which has no id) is written: the SSE messages to send for it, none
+   * to skip it. Default: one message, `id: <entry id>` and `data: <event JSON>`. Lets a route speak
+   * another protocol over the same log (e.g. the AI SDK's UI message stream, AG-UI).
+   */
+  render?: (entry: { id?: string; event: LogEvent }) => SseMessage[];
 }
+
+/** One Server-Sent Event message. */
+export interface SseMessage {
+  id?: string;
+  data: string;
+}
+
+const asLogEvent = (entry: { id?: string; event: LogEvent }): SseMessage[] => [
+  { ...(entry.id !== undefined ? { id: entry.id } : {}), data: JSON.stringify(entry.event) },
+];
 
 const PAGE = 256;
 /** First wait before asking again whether a run holds the session, doubling up to the heartbeat. */
@@ -42,6 +58,7 @@ const LAST_IDLE_WAIT_MS = 2_000;
  */
 export function followLog(c: Context, options: FollowOptions): Response {
   const { log, session, isLast, idle, heartbeatMs } = options;
+  const render = options.render ?? asLogEvent;
   c.header('Cache-Control', 'no-cache, no-transform');
   c.header('X-Accel-Buffering', 'no'); // nginx: do not buffer the stream
   return streamSSE(c, async (stream) => {
@@ -59,7 +76,7 @@ export function followLog(c: Context, options: FollowOptions): Response {
   async function pump(stream: SSEStreamingApi, clientGone: AbortSignal): Promise<void> {
     const stop = options.shutdown ? AbortSignal.any([clientGone, options.shutdown]) : clientGone;
     await stream.write('retry: 1000\n\n');
-    for (const event of options.prelude ?? []) await stream.writeSSE({ data: JSON.stringify(event) });
+    for (const event of options.prelude ?? []) for (const m of render({ event })) await stream.writeSSE(m);
     let after = options.after;
     let betweenRuns = true; // nothing sent yet, or the last entry ended a run
     let lastWrite = Date.now();
@@ -67,7 +84,7 @@ export function followLog(c: Context, options: FollowOptions): Response {
     while (!clientGone.aborted) {
       const entries = await log.read(session, after, PAGE);
       for (const entry of entries) {
-        await stream.writeSSE({ id: entry.id, data: JSON.stringify(entry.event) });
+        for (const m of render(entry)) await stream.writeSSE(m);
         lastWrite = Date.now();
         idlePollMs = IDLE_POLL_MS;
         after = entry.id;

@@ -6,7 +6,7 @@ export {
   type ServerVariables,
 } from './create-agent-server';
 export type { AgentDefinition, AgentServerOptions, ServerExtension } from './agent-server-options';
-export type { FollowOptions } from './follow-log';
+export type { FollowOptions, SseMessage } from './follow-log';
 export type { RouteDoc } from './openapi';
 export type { EventLog, LogEntry, LogEvent, RunEndEvent, RunStartEvent, RunStatus } from './event-log';
 export { InMemoryEventLog, type InMemoryEventLogOptions } from './in-memory-event-log';

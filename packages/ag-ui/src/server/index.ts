@@ -1,0 +1,1 @@
+export { agUiRun, type AgUiRunOptions } from './ag-ui-run';

@@ -1,0 +1,22 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { startServer } from '../../test/helpers';
+
+let served: Awaited<ReturnType<typeof startServer>> | undefined;
+afterEach(async () => {
+  await served?.close();
+  served = undefined;
+});
+
+describe('GET /openapi.json', () => {
+  it("documents the AG-UI route with AG-UI's RunAgentInput schema", async () => {
+    served = await startServer();
+    const response = await fetch(`${served.url}/openapi.json`, {
+      headers: { Authorization: 'Bearer alice' },
+    });
+    expect(response.status).toBe(200);
+    const doc = (await response.json()) as { paths: Record<string, { post?: { requestBody?: unknown } }> };
+    const route = doc.paths['/agents/{agentId}/ag-ui']?.post;
+    expect(route).toBeDefined();
+    expect(JSON.stringify(route!.requestBody)).toMatch(/threadId/);
+  });
+});

@@ -1,0 +1,1 @@
+export { aiSdkChat, ChatRequestBody, type AiSdkChatOptions } from './ai-sdk-chat';
