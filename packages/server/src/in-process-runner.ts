@@ -178,7 +178,12 @@ export class InProcessRunner implements ReplyRunner {
   async drain({ graceMs = 10_000, timeoutMs = 30_000 }: { graceMs?: number; timeoutMs?: number } = {}) {
     this.draining = true;
     const all = () => Promise.allSettled([...this.runs.values()].map((r) => r.done));
-    const waited = (ms: number) => Promise.race([all(), new Promise((r) => setTimeout(r, ms))]);
+    // A timer that never outlives the wait: a drained process must be free to exit at once.
+    const waited = async (ms: number) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([all(), new Promise((r) => (timer = setTimeout(r, ms)))]);
+      clearTimeout(timer);
+    };
     await waited(graceMs);
     for (const run of this.runs.values()) run.suspend.abort();
     await waited(Math.max(0, timeoutMs - graceMs));

@@ -39,7 +39,7 @@ export function openApiDocument(routes: readonly RouteDoc[], info: { title: stri
       schema: { type: 'string', pattern: '^[A-Za-z0-9_.~-]{1,128}$' },
     }));
     if (route.query) {
-      const schema = z.toJSONSchema(route.query, { io: 'input' }) as {
+      const schema = z.toJSONSchema(route.query, { io: 'input', unrepresentable: 'any' }) as {
         properties?: Record<string, unknown>;
         required?: string[];
       };
@@ -59,7 +59,11 @@ export function openApiDocument(routes: readonly RouteDoc[], info: { title: stri
         ? {
             requestBody: {
               required: true,
-              content: { 'application/json': { schema: z.toJSONSchema(route.body, { io: 'input' }) } },
+              content: {
+                'application/json': {
+                  schema: z.toJSONSchema(route.body, { io: 'input', unrepresentable: 'any' }),
+                },
+              },
             },
           }
         : {}),
