@@ -1,0 +1,147 @@
+/**
+ * What the worker tests share across processes: agents whose side effects are counted in Redis, and
+ * the options every process of one test uses.
+ */
+import {
+  Agent,
+  type AgentState,
+  type ChatModel,
+  defineTool,
+  type Logger,
+  type ModelChunk,
+  ModelError,
+  type Tool,
+} from '@agentkit/core';
+import type { AgentDefinition } from '@agentkit/server';
+import type { Redis } from 'ioredis';
+
+export const silent: Logger = { warn: () => {}, error: () => {} };
+
+/** What every process of a test is told (as JSON). */
+export interface WorldConfig {
+  /** Prefix of every key of the test: store, event log, queue, bookkeeping. */
+  prefix: string;
+  /** Model latency per call, ms: `[min, max]`. Default `[20, 50]`. */
+  modelMs?: [number, number];
+  /** How long a deploy takes, ms. Default 30. */
+  deployMs?: number;
+}
+
+/** The key prefixes derived from the test's prefix. */
+export function keysOf(config: WorldConfig) {
+  return {
+    store: `${config.prefix}:store`,
+    log: `${config.prefix}:log`,
+    bull: `${config.prefix}:bull`,
+    lines: `${config.prefix}:lines`,
+    book: `${config.prefix}:book`,
+  };
+}
+
+/**
+ * A deploy tool with a side effect we can count: each execution increments `book:exec:<callId>`, and
+ * marks the session as executing for its duration, so that tools of one session running in two
+ * processes at once are caught (`book:overlap` counts them).
+ */
+function deployTool(redis: Redis, config: WorldConfig, sessionId: string): Tool {
+  const book = keysOf(config).book;
+  return defineTool({
+    name: 'deploy',
+    description: 'Deploy (a side effect: counted)',
+    inputSchema: { type: 'object', properties: { n: { type: 'number' } } },
+    execute: async (_input: unknown, ctx) => {
+      const mine = `${process.pid}:${ctx.toolCallId}`;
+      const free = await redis.set(`${book}:executing:${sessionId}`, mine, 'PX', 2000, 'NX');
+      if (free !== 'OK') await redis.incr(`${book}:overlap`);
+      await redis.incr(`${book}:exec:${ctx.toolCallId}`);
+      await new Promise((resolve) => setTimeout(resolve, config.deployMs ?? 30));
+      if (free === 'OK') await redis.eval(DEL_IF_MINE, 1, `${book}:executing:${sessionId}`, mine);
+      return `deployed #${ctx.toolCallId}`;
+    },
+  });
+}
+
+const DEL_IF_MINE =
+  "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
+
+/** An idempotent lookup: running it again after a crash is fine. */
+const lookupTool: Tool = defineTool({
+  name: 'lookup',
+  description: 'Look something up',
+  inputSchema: { type: 'object', properties: { n: { type: 'number' } } },
+  idempotent: true,
+  execute: () => 'found it',
+});
+
+/**
+ * A stateless model, like a real one: from the conversation it decides the next step of a reply — three
+ * tool calls (deploy, lookup, deploy), then an answer — with ids unique to the reply. While
+ * `book:outage` is above zero, each call fails with a rate-limit error (and counts it down).
+ */
+function opsModel(redis: Redis, config: WorldConfig): ChatModel {
+  const [min, max] = config.modelMs ?? [20, 50];
+  const outage = `${keysOf(config).book}:outage`;
+  return {
+    name: 'ops-model',
+    contextSize: 1_000_000,
+    async *stream(request): AsyncIterable<ModelChunk> {
+      await new Promise((resolve) => setTimeout(resolve, min + Math.random() * (max - min)));
+      if (request.signal.aborted) throw request.signal.reason;
+      if ((await redis.decr(outage)) >= 0)
+        throw new ModelError('rate_limit', 'The provider is overloaded.', { status: 429 });
+      const reply = request.messages.findLast((m) => m.role === 'assistant');
+      const done = reply ? reply.content.filter((b) => b.type === 'tool_result').length : 0;
+      if (reply && done < 3)
+        yield {
+          type: 'tool_call',
+          id: `${reply.id}-c${done}`,
+          name: done === 1 ? 'lookup' : 'deploy',
+          delta: JSON.stringify({ n: done }),
+        };
+      else {
+        const words = `done after ${done} tools`.split(' ');
+        for (const word of words) yield { type: 'text', delta: `${word} ` };
+      }
+    },
+  };
+}
+
+/** A model that talks for a while: 80 words, one every `ms` (abort-aware). */
+function talkerModel(ms: number): ChatModel {
+  return {
+    name: 'talker',
+    contextSize: 1_000_000,
+    async *stream(request): AsyncIterable<ModelChunk> {
+      for (let i = 0; i < 80; i++) {
+        await new Promise((resolve, reject) => {
+          const timer = setTimeout(resolve, ms);
+          request.signal.addEventListener('abort', () => {
+            clearTimeout(timer);
+            reject(request.signal.reason);
+          });
+        });
+        yield { type: 'text', delta: `word${i} ` };
+      }
+    },
+  };
+}
+
+/**
+ * The agents: `ops` (deploy, lookup, deploy, answer; counted side effects) and `talker` (80 words, one
+ * every 15 ms: about 1.2 s of streaming).
+ */
+export function worldAgents(redis: Redis, config: WorldConfig): Record<string, AgentDefinition> {
+  return {
+    ops: ({ state, session }: { state: AgentState; session: { sessionId: string } }) =>
+      new Agent({
+        name: 'ops',
+        model: opsModel(redis, config),
+        tools: [deployTool(redis, config, session.sessionId), lookupTool],
+        state,
+        modelRetry: { maxRetries: 0 },
+        logger: silent,
+      }),
+    talker: ({ state }: { state: AgentState }) =>
+      new Agent({ name: 'talker', model: talkerModel(15), state, logger: silent }),
+  };
+}
