@@ -1,39 +1,8 @@
-import { type AgentEvent, replayEvents } from '@agentkit/core';
-import type { LogEvent } from '@agentkit/server';
-import { afterEach, describe, expect, it } from 'vitest';
-import { deleteByPrefix, uniquePrefix } from '../test/redis';
-import { openShared, worldServer, worldWorker } from '../test/setup';
-import { as, readSse } from '../test/sse';
-import { keysOf, type WorldConfig } from '../test/world';
-import type { ReplyWorker } from './start-worker';
-
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function world(label: string) {
-  const config: WorldConfig = { prefix: uniquePrefix(label) };
-  const shared = openShared(config);
-  const server = await worldServer(config, shared);
-  const workers: ReplyWorker[] = [];
-  cleanups.push(async () => {
-    await server.close();
-    await Promise.all(workers.map((w) => w.close()));
-    await deleteByPrefix(shared.book, config.prefix);
-    await shared.close();
-  });
-  const addWorker = async (options = {}) => {
-    const worker = worldWorker(config, shared, options);
-    workers.push(worker);
-    await worker.waitUntilReady();
-    return worker;
-  };
-  return { config, shared, server, workers, addWorker, user: as('alice', server.url) };
-}
-
-const agentEvents = (messages: Array<{ event: LogEvent }>) =>
-  messages.map((m) => m.event).filter((e) => !e.type.startsWith('RUN_')) as AgentEvent[];
+import { replayEvents } from '@agentkit/core';
+import { describe, expect, it } from 'vitest';
+import { agentEvents, post, runEnd, world } from '../test/fixture';
+import { readSse } from '../test/sse';
+import { keysOf } from '../test/world';
 
 describe('QueueRunner with a worker', () => {
   it('runs a reply on the worker: the SSE response streams it, and it reduces to the stored message', async () => {
@@ -58,5 +27,83 @@ describe('QueueRunner with a worker', () => {
     expect(calls).toHaveLength(2);
     for (const call of calls)
       expect(await w.shared.book.get(`${keysOf(w.config).book}:exec:${call.id}`)).toBe('1');
+  });
+});
+
+describe('QueueRunner: the server’s semantics', () => {
+  it('answers 409 SESSION_BUSY while a reply of the session is queued or running', async () => {
+    const w = await world('busy');
+    const first = await post(w.user, 's1', { input: 'Deploy.' });
+    expect(first.status).toBe(202);
+    // Queued (no worker yet): busy.
+    expect(await post(w.user, 's1', { input: 'Again.' })).toMatchObject({
+      status: 409,
+      body: { code: 'SESSION_BUSY' },
+    });
+    // Another session is not.
+    expect((await post(w.user, 's2', { input: 'Deploy.' })).status).toBe(202);
+    await w.addWorker();
+    await runEnd(w, 's1', first.body.runId!);
+    // Over: the next one goes through.
+    let next = await post(w.user, 's1', { input: 'Again.' });
+    for (let i = 0; next.status === 409 && i < 50; i++) {
+      await new Promise((r) => setTimeout(r, 20)); // the worker leaves the line just after RUN_END
+      next = await post(w.user, 's1', { input: 'Again.' });
+    }
+    expect(next.status).toBe(202);
+    expect(await runEnd(w, 's1', next.body.runId!)).toMatchObject({ status: 'ended' });
+  });
+
+  it('refuses new input while a reply is paused and a resume that answers nothing, before enqueuing', async () => {
+    const w = await world('paused');
+    await w.addWorker();
+    const first = await post(w.user, 's1', { input: 'Deploy.' }, 'guarded');
+    expect(await runEnd(w, 's1', first.body.runId!, 'guarded')).toMatchObject({ status: 'paused' });
+    let blocked = await post(w.user, 's1', { input: 'Something else.' }, 'guarded');
+    for (let i = 0; blocked.body.code === 'SESSION_BUSY' && i < 50; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      blocked = await post(w.user, 's1', { input: 'Something else.' }, 'guarded');
+    }
+    expect(blocked).toMatchObject({ status: 409, body: { code: 'REPLY_PAUSED' } });
+    const wrong = await post(
+      w.user,
+      's1',
+      {
+        input: {
+          type: 'EXTERNAL_EXECUTION_RESULT',
+          executionResults: [{ id: 'x', output: 'no', state: 'success' }],
+        },
+      },
+      'guarded',
+    );
+    expect(wrong).toMatchObject({ status: 409, body: { code: 'RESUME_MISMATCH' } });
+    expect(await w.server.runner.queue.getJobCounts('wait', 'delayed', 'active')).toEqual({
+      wait: 0,
+      delayed: 0,
+      active: 0,
+    });
+    // A confirmation of the waiting call resumes the paused reply (same reply id) on the worker.
+    const record = await w.shared.store.getSession('alice', 'guarded', 's1');
+    const paused = record!.state.context.at(-1)!;
+    const call = paused.content.find((b) => b.type === 'tool_call')!;
+    const resume = await post(
+      w.user,
+      's1',
+      {
+        input: {
+          type: 'USER_CONFIRM_RESULT',
+          confirmResults: [{ confirmed: true, toolCall: { id: call.id, name: 'deploy', input: '{"n":0}' } }],
+        },
+      },
+      'guarded',
+    );
+    expect(resume.status).toBe(202);
+    expect(await runEnd(w, 's1', resume.body.runId!, 'guarded')).toMatchObject({
+      status: 'paused', // the second deploy asks again
+      replyId: paused.id,
+    });
+    const after = await w.shared.store.getSession('alice', 'guarded', 's1');
+    expect(after!.state.context.at(-1)!.id).toBe(paused.id);
+    expect(await w.shared.book.get(`${keysOf(w.config).book}:exec:${call.id}`)).toBe('1');
   });
 });

@@ -22,7 +22,11 @@ process.once('exit', () => {
 });
 
 /** Starts `test/<script>` with the world's config and options; resolves once it printed its first line. */
-export async function startProcess(script: string, config: WorldConfig, options: object = {}): Promise<TestProcess> {
+export async function startProcess(
+  script: string,
+  config: WorldConfig,
+  options: object = {},
+): Promise<TestProcess> {
   const child = spawn(
     process.execPath,
     [

@@ -43,12 +43,13 @@ export function keysOf(config: WorldConfig) {
  * marks the session as executing for its duration, so that tools of one session running in two
  * processes at once are caught (`book:overlap` counts them).
  */
-function deployTool(redis: Redis, config: WorldConfig, sessionId: string): Tool {
+function deployTool(redis: Redis, config: WorldConfig, sessionId: string, needsConfirmation = false): Tool {
   const book = keysOf(config).book;
   return defineTool({
     name: 'deploy',
     description: 'Deploy (a side effect: counted)',
     inputSchema: { type: 'object', properties: { n: { type: 'number' } } },
+    needsConfirmation,
     execute: async (_input: unknown, ctx) => {
       const mine = `${process.pid}:${ctx.toolCallId}`;
       const free = await redis.set(`${book}:executing:${sessionId}`, mine, 'PX', 2000, 'NX');
@@ -127,8 +128,9 @@ function talkerModel(ms: number): ChatModel {
 }
 
 /**
- * The agents: `ops` (deploy, lookup, deploy, answer; counted side effects) and `talker` (80 words, one
- * every 15 ms: about 1.2 s of streaming).
+ * The agents: `ops` (deploy, lookup, deploy, answer; counted side effects), `guarded` (the same, each
+ * deploy waits for the user's confirmation) and `talker` (80 words, one every 15 ms: about 1.2 s of
+ * streaming).
  */
 export function worldAgents(redis: Redis, config: WorldConfig): Record<string, AgentDefinition> {
   return {
@@ -137,6 +139,15 @@ export function worldAgents(redis: Redis, config: WorldConfig): Record<string, A
         name: 'ops',
         model: opsModel(redis, config),
         tools: [deployTool(redis, config, session.sessionId), lookupTool],
+        state,
+        modelRetry: { maxRetries: 0 },
+        logger: silent,
+      }),
+    guarded: ({ state, session }: { state: AgentState; session: { sessionId: string } }) =>
+      new Agent({
+        name: 'guarded',
+        model: opsModel(redis, config),
+        tools: [deployTool(redis, config, session.sessionId, true), lookupTool],
         state,
         modelRetry: { maxRetries: 0 },
         logger: silent,
