@@ -76,7 +76,8 @@ export interface QueueRunnerOptions {
 export class QueueRunner implements ReplyRunner {
   /** The BullMQ queue (for dashboards and metrics). */
   readonly queue: Queue<ReplyJobData>;
-  private readonly events: QueueEvents;
+  /** The queue's events (e.g. for `job.waitUntilFinished(runner.events)`). */
+  readonly events: QueueEvents;
   private readonly redis;
   private readonly lines: SessionLines;
   private readonly ready: Promise<unknown>;

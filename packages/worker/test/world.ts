@@ -25,6 +25,8 @@ export interface WorldConfig {
   modelMs?: [number, number];
   /** How long a deploy takes, ms. Default 30. */
   deployMs?: number;
+  /** The talker's pause between words, ms. Default 15. */
+  talkMs?: number;
 }
 
 /** The key prefixes derived from the test's prefix. */
@@ -129,8 +131,8 @@ function talkerModel(ms: number): ChatModel {
 
 /**
  * The agents: `ops` (deploy, lookup, deploy, answer; counted side effects), `guarded` (the same, each
- * deploy waits for the user's confirmation) and `talker` (80 words, one every 15 ms: about 1.2 s of
- * streaming).
+ * deploy waits for the user's confirmation) and `talker` (80 words, one every `talkMs`: about 1.2 s of
+ * streaming by default).
  */
 export function worldAgents(redis: Redis, config: WorldConfig): Record<string, AgentDefinition> {
   return {
@@ -153,6 +155,6 @@ export function worldAgents(redis: Redis, config: WorldConfig): Record<string, A
         logger: silent,
       }),
     talker: ({ state }: { state: AgentState }) =>
-      new Agent({ name: 'talker', model: talkerModel(15), state, logger: silent }),
+      new Agent({ name: 'talker', model: talkerModel(config.talkMs ?? 15), state, logger: silent }),
   };
 }
