@@ -41,10 +41,28 @@ export function keysOf(config: WorldConfig) {
 }
 
 /**
- * A deploy tool with a side effect we can count: each execution increments `book:exec:<callId>`, and
- * marks the session as executing for its duration, so that tools of one session running in two
- * processes at once are caught (`book:overlap` counts them).
+ * Runs `fn` while marking the session as busy in this process: a session that two processes work on at
+ * once (a model call or a tool each) is counted in `book:overlap`. A mark left by a killed process
+ * expires after a second, before any takeover (the lease outlives it).
  */
+async function guarded<T>(
+  redis: Redis,
+  config: WorldConfig,
+  sessionId: string,
+  fn: () => Promise<T>,
+): Promise<T> {
+  const book = keysOf(config).book;
+  const mine = `${process.pid}:${Math.random()}`;
+  const free = await redis.set(`${book}:busy:${sessionId}`, mine, 'PX', 1000, 'NX');
+  if (free !== 'OK') await redis.incr(`${book}:overlap`);
+  try {
+    return await fn();
+  } finally {
+    if (free === 'OK') await redis.eval(DEL_IF_MINE, 1, `${book}:busy:${sessionId}`, mine);
+  }
+}
+
+/** A deploy tool with a side effect we can count: each execution increments `book:exec:<callId>`. */
 function deployTool(redis: Redis, config: WorldConfig, sessionId: string, needsConfirmation = false): Tool {
   const book = keysOf(config).book;
   return defineTool({
@@ -52,15 +70,12 @@ function deployTool(redis: Redis, config: WorldConfig, sessionId: string, needsC
     description: 'Deploy (a side effect: counted)',
     inputSchema: { type: 'object', properties: { n: { type: 'number' } } },
     needsConfirmation,
-    execute: async (_input: unknown, ctx) => {
-      const mine = `${process.pid}:${ctx.toolCallId}`;
-      const free = await redis.set(`${book}:executing:${sessionId}`, mine, 'PX', 2000, 'NX');
-      if (free !== 'OK') await redis.incr(`${book}:overlap`);
-      await redis.incr(`${book}:exec:${ctx.toolCallId}`);
-      await new Promise((resolve) => setTimeout(resolve, config.deployMs ?? 30));
-      if (free === 'OK') await redis.eval(DEL_IF_MINE, 1, `${book}:executing:${sessionId}`, mine);
-      return `deployed #${ctx.toolCallId}`;
-    },
+    execute: (_input: unknown, ctx) =>
+      guarded(redis, config, sessionId, async () => {
+        await redis.incr(`${book}:exec:${ctx.toolCallId}`);
+        await new Promise((resolve) => setTimeout(resolve, config.deployMs ?? 30));
+        return `deployed #${ctx.toolCallId}`;
+      }),
   });
 }
 
@@ -78,17 +93,23 @@ const lookupTool: Tool = defineTool({
 
 /**
  * A stateless model, like a real one: from the conversation it decides the next step of a reply — three
- * tool calls (deploy, lookup, deploy), then an answer — with ids unique to the reply. While
+ * tool calls (deploy, lookup, deploy), then an answer — with ids unique to the reply; the session is
+ * marked busy while it thinks (see {@link guarded}). While
  * `book:outage` is above zero, each call fails with a rate-limit error (and counts it down).
  */
-function opsModel(redis: Redis, config: WorldConfig): ChatModel {
+function opsModel(redis: Redis, config: WorldConfig, sessionId: string): ChatModel {
   const [min, max] = config.modelMs ?? [20, 50];
   const outage = `${keysOf(config).book}:outage`;
   return {
     name: 'ops-model',
     contextSize: 1_000_000,
     async *stream(request): AsyncIterable<ModelChunk> {
-      await new Promise((resolve) => setTimeout(resolve, min + Math.random() * (max - min)));
+      await guarded(
+        redis,
+        config,
+        sessionId,
+        () => new Promise((resolve) => setTimeout(resolve, min + Math.random() * (max - min))),
+      );
       if (request.signal.aborted) throw request.signal.reason;
       if ((await redis.decr(outage)) >= 0)
         throw new ModelError('rate_limit', 'The provider is overloaded.', { status: 429 });
@@ -139,7 +160,7 @@ export function worldAgents(redis: Redis, config: WorldConfig): Record<string, A
     ops: ({ state, session }: { state: AgentState; session: { sessionId: string } }) =>
       new Agent({
         name: 'ops',
-        model: opsModel(redis, config),
+        model: opsModel(redis, config, session.sessionId),
         tools: [deployTool(redis, config, session.sessionId), lookupTool],
         state,
         modelRetry: { maxRetries: 0 },
@@ -148,7 +169,7 @@ export function worldAgents(redis: Redis, config: WorldConfig): Record<string, A
     guarded: ({ state, session }: { state: AgentState; session: { sessionId: string } }) =>
       new Agent({
         name: 'guarded',
-        model: opsModel(redis, config),
+        model: opsModel(redis, config, session.sessionId),
         tools: [deployTool(redis, config, session.sessionId, true), lookupTool],
         state,
         modelRetry: { maxRetries: 0 },
