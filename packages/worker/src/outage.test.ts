@@ -1,5 +1,5 @@
 import { type Msg, replayEvents } from '@agentkit/core';
-import type { LogEvent } from '@agentkit/server';
+import type { LogEvent, RunStartEvent } from '@agentkit/server';
 import { describe, expect, it } from 'vitest';
 import { agentEvents, post, runEnd, world } from '../test/fixture';
 import { readSse } from '../test/sse';
@@ -31,7 +31,7 @@ describe('provider outages', () => {
         return e.type === 'RUN_END';
       },
     });
-    const runStarts = messages.filter((m) => m.event.type === 'RUN_START').map((m) => m.event);
+    const runStarts = messages.map((m) => m.event).filter((e): e is RunStartEvent => e.type === 'RUN_START');
     expect(runStarts).toMatchObject([
       { runId: runStarts[0]!.runId, replyId: 'r1' },
       { runId: runStarts[0]!.runId, replyId: 'r1~retry-1' },

@@ -126,12 +126,19 @@ export class QueueRunner implements ReplyRunner {
       }
     }
     const jobId = newJobId();
-    const place = await this.reserve(session, jobId);
+    // Clients follow from the newest entry before the job's first. Read together with taking the place:
+    // entries a previous run logs in between (its RUN_END) come before this job's, and followers skip them.
+    const [reserved, last] = await Promise.allSettled([
+      this.reserve(session, jobId),
+      eventLog.lastId(session),
+    ]);
+    if (reserved.status === 'rejected') throw reserved.reason;
+    const place = reserved.value;
     try {
-      const [record, after] = await Promise.all([
-        place.ahead === 0 ? store.getSession(session.userId, session.agentId, session.sessionId) : null,
-        eventLog.lastId(session),
-      ]);
+      if (last.status === 'rejected') throw last.reason;
+      const after = last.value;
+      const record =
+        place.ahead === 0 ? await store.getSession(session.userId, session.agentId, session.sessionId) : null;
       // With replies ahead, the saved session is not what this one will find: the worker refuses then.
       const plan =
         place.ahead === 0

@@ -1,5 +1,5 @@
 import { type AgentEvent, type Msg, replayEvents, type ToolResultBlock } from '@agentkit/core';
-import type { LogEvent } from '@agentkit/server';
+import type { LogEvent, RunStartEvent } from '@agentkit/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startProcess, type TestProcess } from '../test/processes';
 import { deleteByPrefix, uniquePrefix } from '../test/redis';
@@ -96,7 +96,10 @@ describe('a worker killed mid-reply (kill -9)', () => {
       await stream.until((e) => e.type === 'RUN_END');
       await stream.cancel();
 
-      expect(restart).toMatchObject({ type: 'RUN_START', runId: stream.messages[0]!.event.runId });
+      expect(restart).toMatchObject({
+        type: 'RUN_START',
+        runId: (stream.messages[0]!.event as RunStartEvent).runId,
+      });
       expect(next.type, 'the run that takes over starts with the checkpointed reply').toBe('REPLY_SNAPSHOT');
       expect(tookOverAfter).toBeLessThan(10_000);
       const record = await w.shared.store.getSession('alice', 'ops', 's1');
