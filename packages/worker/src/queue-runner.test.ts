@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { agentEvents, post, runEnd, world } from '../test/fixture';
 import { readSse } from '../test/sse';
 import { keysOf } from '../test/world';
+import { SessionLines } from './session-lines';
 
 describe('QueueRunner with a worker', () => {
   it('runs a reply on the worker: the SSE response streams it, and it reduces to the stored message', async () => {
@@ -105,5 +106,24 @@ describe('QueueRunner: the server’s semantics', () => {
     const after = await w.shared.store.getSession('alice', 'guarded', 's1');
     expect(after!.state.context.at(-1)!.id).toBe(paused.id);
     expect(await w.shared.book.get(`${keysOf(w.config).book}:exec:${call.id}`)).toBe('1');
+  });
+});
+
+describe('QueueRunner: stale places in line', () => {
+  it('clears a place left by a process that died while enqueuing (after 30 s), not a fresh one', async () => {
+    const w = await world('stale');
+    const lines = new SessionLines(w.shared.book, keysOf(w.config).lines, 'agentkit-replies');
+    const s1 = { userId: 'alice', agentId: 'ops', sessionId: 's1' };
+    const s2 = { userId: 'alice', agentId: 'ops', sessionId: 's2' };
+    await lines.reserve(s1, `${Date.now() - 31_000}-died-while-enqueuing`, 'queue');
+    await lines.reserve(s2, `${Date.now()}-still-enqueuing`, 'queue');
+    const cleared = await post(w.user, 's1', { input: 'Deploy.' });
+    expect(cleared.status).toBe(202);
+    expect(await post(w.user, 's2', { input: 'Deploy.' })).toMatchObject({
+      status: 409,
+      body: { code: 'SESSION_BUSY' },
+    });
+    await w.addWorker();
+    expect(await runEnd(w, 's1', cleared.body.runId!)).toMatchObject({ status: 'ended' });
   });
 });
