@@ -64,7 +64,9 @@ describe('interrupts', () => {
     const replies = record!.state.context.filter((m: Msg) => m.role === 'assistant');
     expect(replies.map((m) => m.finishedReason)).toEqual(['interrupted', 'completed']);
     expect(replies[0]!.content.filter((b) => b.type === 'tool_call')).toEqual([]); // nothing ran
-    // Nothing to interrupt now.
+    // Nothing to interrupt once the jobs are over (they leave the line just after their RUN_END).
+    const job = await w.server.runner.queue.getJob(second.body.runId!);
+    await job!.waitUntilFinished(w.server.runner.events);
     expect(await w.server.runner.interrupt({ userId: 'alice', agentId: 'ops', sessionId: 's1' })).toBe(false);
   }, 30_000);
 

@@ -1,6 +1,6 @@
 import { replayEvents } from '@agentkit/core';
 import { describe, expect, it } from 'vitest';
-import { agentEvents, post, runEnd, world } from '../test/fixture';
+import { agentEvents, post, runEnd, settled, world } from '../test/fixture';
 import { readSse } from '../test/sse';
 import { keysOf } from '../test/world';
 import { SessionLines } from './session-lines';
@@ -78,10 +78,13 @@ describe('QueueRunner: the server’s semantics', () => {
       'guarded',
     );
     expect(wrong).toMatchObject({ status: 409, body: { code: 'RESUME_MISMATCH' } });
-    expect(await w.server.runner.queue.getJobCounts('wait', 'delayed', 'active')).toEqual({
+    // Nothing was enqueued for them: the queue holds the first job only.
+    await settled(w);
+    expect(await w.server.runner.queue.getJobCounts('wait', 'delayed', 'active', 'completed')).toEqual({
       wait: 0,
       delayed: 0,
       active: 0,
+      completed: 1,
     });
     // A confirmation of the waiting call resumes the paused reply (same reply id) on the worker.
     const record = await w.shared.store.getSession('alice', 'guarded', 's1');

@@ -1,6 +1,6 @@
 import type { RunEndEvent, RunStartEvent } from '@agentkit/server';
 import { describe, expect, it } from 'vitest';
-import { post, runEnd, world } from '../test/fixture';
+import { post, runEnd, settled, world } from '../test/fixture';
 import { keysOf } from '../test/world';
 
 describe('per-session order', () => {
@@ -56,7 +56,7 @@ describe('per-session order', () => {
       spans.some((y) => y.session !== x.session && y.start < x.end && x.start < y.end),
     );
     expect(overlaps.length).toBeGreaterThan(0);
-    expect(await w.server.runner.queue.getJobCounts('wait', 'delayed', 'active', 'failed')).toEqual({
+    expect(await settled(w)).toEqual({
       wait: 0,
       delayed: 0,
       active: 0,

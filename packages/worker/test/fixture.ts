@@ -68,3 +68,17 @@ export async function runEnd(
     await w.shared.eventLog.waitFor(session, after, 1000, new AbortController().signal);
   }
 }
+
+/**
+ * The queue's job counts once nothing waits, runs or is delayed (a job completes just after its RUN_END
+ * is logged), or after 10 s.
+ */
+export async function settled(w: Awaited<ReturnType<typeof world>>) {
+  let counts: Record<string, number> = {};
+  for (const until = Date.now() + 10_000; Date.now() < until; ) {
+    counts = await w.server.runner.queue.getJobCounts('wait', 'delayed', 'active', 'failed');
+    if (counts.wait === 0 && counts.delayed === 0 && counts.active === 0) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return counts;
+}
