@@ -2,12 +2,12 @@ import { Agent, InMemorySessionStore, SessionLease, replayEvents, userMsg } from
 import { ScriptedModel, textChunks } from '@agentkit/core/testing';
 import { describe, expect, it } from 'vitest';
 import { InMemoryEventLog } from './in-memory-event-log';
-import { runReply } from './run-reply';
+import { type AgentFactory, runReply } from './run-reply';
 
 const session = { userId: 'u', agentId: 'a', sessionId: 's' };
-const agent = () => {
+const agent = (): AgentFactory => {
   const model = new ScriptedModel([textChunks('Hello there.', 3)], { onExhausted: 'repeat' });
-  return ({ state }: { state: never }) => new Agent({ name: 'a', model, state });
+  return ({ state }) => new Agent({ name: 'a', model, state });
 };
 
 async function setup() {
