@@ -16,6 +16,7 @@ export const REPLY_JOB = 'reply';
 
 /** What a reply job carries (JSON). */
 export interface ReplyJobData {
+  /** The session the reply belongs to. */
   session: SessionKey;
   /** A user message (or messages), a resume event, or `null` (continue). */
   input: AgentInput;
@@ -24,6 +25,7 @@ export interface ReplyJobData {
    * a crash continues it instead of replying twice. A resume's id is the paused reply's.
    */
   replyId: string;
+  /** Per-reply options the agent's plugins read (e.g. `structuredSchema`). */
   replyOptions?: Omit<ReplyOptions, 'signal' | 'checkpoint' | 'replyId' | 'suspendSignal'>;
   /** Its place among the session's jobs (1, 2, …): interrupts mark a session's jobs up to a number. */
   seq: number;
