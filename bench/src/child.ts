@@ -15,6 +15,14 @@ export type Job =
   | { scenario: 'S4SHAPES'; sessions: number; turns: number }
   | { scenario: 'S7'; messages: number; reps: number }
   | { scenario: 'S8'; messages: number; reps: number }
+  | {
+      scenario: 'S9';
+      workers: number[];
+      concurrency: number;
+      measureMs: number;
+      overheadReps: number;
+      modelMs: number;
+    }
   | { scenario: 'CTX'; turns: number; window: number };
 
 async function measure(job: Job): Promise<Record<string, number | string>> {
@@ -105,6 +113,8 @@ async function measure(job: Job): Promise<Record<string, number | string>> {
       return (await import('./redis-bench')).redisBench(job.messages, job.reps);
     case 'S8':
       return (await import('./lease-bench')).leaseBench(job.messages, job.reps);
+    case 'S9':
+      return (await import('./queue-bench')).queueBench(job);
     case 'CTX':
       return (await import('./plugin-scale')).pluginScale(job.turns, job.window);
   }

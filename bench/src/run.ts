@@ -37,6 +37,8 @@ let config = quick
       s5Rounds: 3,
       s7Reps: 50,
       s8Reps: 50,
+      s9MeasureMs: 2000,
+      s9Reps: 100,
       ctxTurns: 60,
       otelRounds: 1,
     }
@@ -54,6 +56,8 @@ let config = quick
       s5Rounds: 20,
       s7Reps: 500,
       s8Reps: 500,
+      s9MeasureMs: 8000,
+      s9Reps: 500,
       ctxTurns: 500,
       otelRounds: 7,
     };
@@ -197,6 +201,17 @@ if (reportOnly) {
   if (wants('S8')) {
     log('S8 redis leases');
     extra.S8 = await runChild({ scenario: 'S8', messages: 50, reps: config.s8Reps });
+  }
+  if (wants('S9')) {
+    log('S9 queue workers');
+    extra.S9 = await runChild({
+      scenario: 'S9',
+      workers: [1, 2, 4],
+      concurrency: 2,
+      measureMs: config.s9MeasureMs,
+      overheadReps: config.s9Reps,
+      modelMs: 50,
+    });
   }
   if (wants('CTX')) {
     log('plugin scale');
@@ -530,6 +545,58 @@ if (extra.S8) {
     '≤ ×2 raw SET/GET (p50; acquire + fenced save + release vs SET + GET, both sides serialising the same state)',
     `${times(r50)} (p99 ${times(r99)})`,
     r50 <= 2,
+  );
+}
+
+if (extra.S9) {
+  const s = extra.S9 as Record<string, number>;
+  const workers = [1, 2, 4].filter((w) => s[`w${w}.repliesPerSec`] !== undefined);
+  const one = s['w1.repliesPerSec']!;
+  sections.push(
+    `### S9 — replies as jobs on worker processes (@agentkit/worker, BullMQ on Redis 127.0.0.1:6379), model latency ${s.modelMs} ms, ${s.concurrency} replies at once per worker\n\n` +
+      `Throughput: closed loop, two clients per worker slot, each request a reply of a new session over HTTP + SSE through a server with a \`QueueRunner\` (${fmt(s.measureMs! / 1000, 0)} s per row after a 1 s warm-up). First event: request sent → first SSE event (the worker's \`RUN_START\`).\n\n` +
+      table(
+        [
+          'worker processes',
+          'replies/s',
+          'vs 1 worker',
+          'first event p50 (ms)',
+          'p99 (ms)',
+          'CPU per reply: server + clients / workers (ms)',
+        ],
+        workers.map((w) => [
+          String(w),
+          fmt(s[`w${w}.repliesPerSec`]!),
+          times(s[`w${w}.repliesPerSec`]! / one),
+          fmt(s[`w${w}.firstP50`]!),
+          fmt(s[`w${w}.firstP99`]!),
+          `${fmt(s[`w${w}.apiCpuMsPerReply`]!)} / ${fmt(s[`w${w}.workerCpuMsPerReply`]!)}`,
+        ]),
+      ) +
+      `\n\nQueue overhead: one request at a time, alternating (${(config as { s9Reps?: number }).s9Reps ?? '?'} each), request → first event.\n\n` +
+      table(
+        ['runner', 'p50 (ms)', 'p99 (ms)'],
+        [
+          ['QueueRunner + one worker process', fmt(s.queueFirstP50!), fmt(s.queueFirstP99!)],
+          ['InProcessRunner', fmt(s.inProcessFirstP50!), fmt(s.inProcessFirstP99!)],
+          [
+            'overhead',
+            fmt(s.queueFirstP50! - s.inProcessFirstP50!),
+            fmt(s.queueFirstP99! - s.inProcessFirstP99!),
+          ],
+        ],
+      ),
+  );
+  if (s['w4.repliesPerSec'] !== undefined) {
+    const scale = s['w4.repliesPerSec'] / one;
+    check('S9 scale-out', '4 workers ≥ ×3.5 one worker (replies/s)', times(scale), scale >= 3.5);
+  }
+  const overhead = s.queueFirstP50! - s.inProcessFirstP50!;
+  check(
+    'S9 queue overhead',
+    '≤ 5 ms p50 (request → first event, vs in-process)',
+    `${fmt(overhead)} ms`,
+    overhead <= 5,
   );
 }
 

@@ -2,7 +2,7 @@ import type { Logger, SessionStore } from '@agentkit/core';
 import type { Context, Hono } from 'hono';
 import type { ServerContext, ServerVariables } from './create-agent-server';
 import type { EventLog } from './event-log';
-import type { AgentFactory } from './in-process-runner';
+import type { AgentFactory } from './run-reply';
 import type { ReplyRunner } from './runner';
 
 /**

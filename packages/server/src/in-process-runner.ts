@@ -1,29 +1,17 @@
 import {
   AgentkitError,
-  type AgentState,
-  type Agent,
-  classifyError,
-  isInputEvent,
   type Logger,
   newId,
-  runSession,
   type SessionKey,
   SessionLease,
-  type SessionRecord,
   type SessionStore,
 } from '@agentkit/core';
 import { ServerDrainingError } from './errors';
-import { EventBatcher } from './event-batcher';
-import type { EventLog, LogEvent, RunEndEvent, RunStatus } from './event-log';
+import type { EventLog } from './event-log';
+import { type AgentFactory, runReply } from './run-reply';
 import type { ReplyRequest, ReplyRunner, StartedRun } from './runner';
 
-/** Builds the agent that runs a session's reply, from the session's saved state. */
-export type AgentFactory = (context: {
-  /** Pass it as the agent's `state`. */
-  state: AgentState;
-  record: SessionRecord;
-  session: SessionKey;
-}) => Agent | Promise<Agent>;
+export type { AgentFactory };
 
 /** Options of {@link InProcessRunner}. */
 export interface InProcessRunnerOptions {
@@ -44,9 +32,10 @@ interface Run {
 }
 
 /**
- * Runs replies in this process: takes the session's lease, runs the reply with `runSession` (fenced
- * checkpoints, save, release) and appends every event to the event log in batches, between a `RUN_START`
- * and a `RUN_END` marker. Interrupts published by any process (through the log) reach the run here.
+ * Runs replies in this process: takes the session's lease and runs the reply with {@link runReply}
+ * (`runSession` with fenced checkpoints and a save; every event appended to the event log in batches,
+ * between a `RUN_START` and a `RUN_END` marker), then releases the lease. Interrupts published by any
+ * process (through the log) reach the run here.
  */
 export class InProcessRunner implements ReplyRunner {
   private readonly runs = new Map<string, Run>();
@@ -82,76 +71,26 @@ export class InProcessRunner implements ReplyRunner {
       done: Promise.resolve(),
     };
     this.runs.set(keyOf(session), run);
-
-    const batcher = new EventBatcher((events) => log.append(session, events));
-    let replyId: string | null = null;
-    let started = false;
-    let accepted!: () => void;
-    const firstEvent = new Promise<void>((resolve) => (accepted = resolve));
-    const begin = () => {
-      if (started) return;
-      started = true;
-      batcher.push({ type: 'RUN_START', runId, replyId, createdAt: new Date().toISOString() });
-      // A resume event is logged once the reply accepted it, so replaying the log gives the saved message.
-      if (isInputEvent(request.input)) batcher.push(request.input);
-      accepted();
-    };
-
-    const finish = async (status: RunStatus, error: RunEndEvent['error']): Promise<void> => {
-      begin();
-      batcher.push({ type: 'RUN_END', runId, replyId, status, error, createdAt: new Date().toISOString() });
-      try {
-        await batcher.flush();
-      } catch (flushError) {
-        this.options.logger?.error(`agentkit-server: could not log the end of run ${runId}`, flushError);
-      }
-    };
-
-    const result = runSession({
+    const reply = runReply({
       store,
-      session,
+      log,
+      agent: factory,
+      request,
+      runId,
       lease,
-      input: request.input,
-      ...(request.replyId !== undefined ? { replyId: request.replyId } : {}),
-      ...(request.replyOptions ? { replyOptions: request.replyOptions } : {}),
       signal: run.interrupt.signal,
       suspendSignal: run.suspend.signal,
-      agent: (state, record) => factory({ state, record, session }),
-      onEvent: (event) => {
-        if (event.type === 'REPLY_START' || event.type === 'REPLY_SNAPSHOT') replyId = event.replyId;
-        else if (replyId === null && 'replyId' in event && typeof event.replyId === 'string')
-          replyId = event.replyId;
-        begin();
-        return batcher.push(event as LogEvent);
-      },
+      ...(this.options.logger ? { logger: this.options.logger } : {}),
     });
-
-    run.done = result
-      .then(
-        async ({ message, outcome }) => {
-          replyId ??= message.id;
-          const status: RunStatus =
-            message.finishedReason !== null ? 'ended' : outcome === 'suspended' ? 'suspended' : 'paused';
-          await finish(status, null);
-        },
-        async (error: unknown) => {
-          if (started) {
-            const info = classifyError(error);
-            const code = AgentkitError.isInstance(error) ? error.code : 'INTERNAL';
-            this.options.logger?.error(`agentkit-server: run ${runId} failed`, error);
-            await finish('failed', { ...info, code });
-          }
-        },
-      )
-      .finally(async () => {
-        if (this.runs.get(keyOf(session)) === run) this.runs.delete(keyOf(session));
-        await lease.release();
-      });
+    run.done = reply.done.then(async () => {
+      if (this.runs.get(keyOf(session)) === run) this.runs.delete(keyOf(session));
+      await lease.release();
+    });
 
     // Answer once the reply accepted its input, or refused it: then the caller gets that error, after the
     // lease is released (an immediate retry must not find the session busy).
     try {
-      await Promise.race([firstEvent, result.then(() => begin())]);
+      await reply.accepted;
     } catch (error) {
       await run.done;
       throw error;

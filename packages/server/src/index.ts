@@ -10,7 +10,14 @@ export type { FollowOptions, SseMessage } from './follow-log';
 export type { RouteDoc } from './openapi';
 export type { EventLog, LogEntry, LogEvent, RunEndEvent, RunStartEvent, RunStatus } from './event-log';
 export { InMemoryEventLog, type InMemoryEventLogOptions } from './in-memory-event-log';
-export { InProcessRunner, type AgentFactory, type InProcessRunnerOptions } from './in-process-runner';
+export { InProcessRunner, type InProcessRunnerOptions } from './in-process-runner';
+export {
+  runReply,
+  type AgentFactory,
+  type ReplyRun,
+  type ReplyRunOutcome,
+  type RunReplyOptions,
+} from './run-reply';
 export type { ReplyRequest, ReplyRunner, StartedRun } from './runner';
 export { ServerDrainingError, TooManyRepliesError } from './errors';
 export type { Problem } from './problem';

@@ -1,0 +1,98 @@
+import { Agent, InMemorySessionStore, SessionLease, replayEvents, userMsg } from '@agentkit/core';
+import { ScriptedModel, textChunks } from '@agentkit/core/testing';
+import { describe, expect, it } from 'vitest';
+import { InMemoryEventLog } from './in-memory-event-log';
+import { type AgentFactory, runReply } from './run-reply';
+
+const session = { userId: 'u', agentId: 'a', sessionId: 's' };
+const agent = (): AgentFactory => {
+  const model = new ScriptedModel([textChunks('Hello there.', 3)], { onExhausted: 'repeat' });
+  return ({ state }) => new Agent({ name: 'a', model, state });
+};
+
+async function setup() {
+  const store = new InMemorySessionStore();
+  const log = new InMemoryEventLog();
+  const lease = await SessionLease.acquire(store, session);
+  return { store, log, lease };
+}
+
+describe('runReply', () => {
+  it('logs RUN_START, the prelude, the reply and RUN_END; the log replays to the saved message', async () => {
+    const { store, log, lease } = await setup();
+    const prelude = { type: 'USER_INTERRUPT' } as const;
+    const run = runReply({
+      store,
+      log,
+      agent: agent(),
+      request: { session, input: 'Hi', replyId: 'r1' },
+      runId: 'run1',
+      lease,
+      prelude: [prelude],
+    });
+    await run.accepted;
+    const outcome = await run.done;
+    expect(outcome).toMatchObject({ status: 'ended', replyId: 'r1', ended: true, error: null });
+    const events = (await log.read(session, null, 100)).map((e) => e.event);
+    expect(events[0]).toMatchObject({ type: 'RUN_START', runId: 'run1', replyId: 'r1' });
+    expect(events[1]).toEqual(prelude);
+    expect(events.at(-1)).toMatchObject({ type: 'RUN_END', runId: 'run1', status: 'ended' });
+    const saved = (await store.getSession('u', 'a', 's'))!.state.context.at(-1);
+    expect(replayEvents(events.slice(2, -1) as never)).toEqual(saved);
+  });
+
+  it('rejects `accepted` for refused input and logs nothing, unless logRefusal', async () => {
+    const { store, log, lease } = await setup();
+    const refused = runReply({
+      store,
+      log,
+      agent: agent(),
+      request: { session, input: [{ ...userMsg('x'), role: 'system' }] as never },
+      runId: 'run1',
+      lease,
+    });
+    await expect(refused.accepted).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    expect(await refused.done).toMatchObject({ status: 'failed', ended: false });
+    expect(await log.read(session, null, 10)).toEqual([]);
+
+    const logged = runReply({
+      store,
+      log,
+      agent: agent(),
+      request: { session, input: [{ ...userMsg('x'), role: 'system' }] as never },
+      runId: 'run2',
+      lease,
+      logRefusal: true,
+    });
+    expect(await logged.done).toMatchObject({ status: 'failed', ended: true });
+    expect((await log.read(session, null, 10)).map((e) => e.event)).toEqual([
+      expect.objectContaining({ type: 'RUN_START', runId: 'run2' }),
+      expect.objectContaining({
+        type: 'RUN_END',
+        runId: 'run2',
+        status: 'failed',
+        error: expect.objectContaining({ code: 'INVALID_INPUT' }),
+      }),
+    ]);
+  });
+
+  it('leaves RUN_END out when endsRun says the run goes on elsewhere, and still logs the events', async () => {
+    const { store, log, lease } = await setup();
+    const suspend = new AbortController();
+    suspend.abort();
+    const run = runReply({
+      store,
+      log,
+      agent: agent(),
+      request: { session, input: 'Hi', replyId: 'r1' },
+      runId: 'run1',
+      lease,
+      suspendSignal: suspend.signal,
+      endsRun: (outcome) => outcome.status !== 'suspended',
+    });
+    const outcome = await run.done;
+    expect(outcome).toMatchObject({ status: 'suspended', ended: false });
+    const types = (await log.read(session, null, 10)).map((e) => e.event.type);
+    expect(types).toEqual(['RUN_START', 'REPLY_START']);
+  });
+});

@@ -1,0 +1,51 @@
+import type { ConnectionOptions } from 'bullmq';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
+
+/**
+ * How the queue reaches Redis: an ioredis `Redis` or `Cluster` (BullMQ uses it, and duplicates it for its
+ * blocking connections) or ioredis options (a `url` included). On Redis Cluster, give BullMQ a `prefix`
+ * with a hash tag (`{bull}`), as its documentation says.
+ */
+export type QueueConnection = Redis | Cluster | (RedisOptions & { url?: string });
+
+/** A client of our own for the queue's per-session keys (closed with `quit`). */
+export function ownClient(connection: QueueConnection): Redis | Cluster {
+  if (connection instanceof Redis) return connection.duplicate();
+  if (connection instanceof Cluster) return connection.duplicate();
+  const { url, ...options } = connection;
+  const client = url ? new Redis(url, options) : new Redis(options);
+  // Errors surface on the commands; without a listener ioredis prints every reconnect failure.
+  client.on('error', () => {});
+  return client;
+}
+
+/** What BullMQ takes as its `connection` (a URL becomes host, port, … options). */
+export function bullConnection(connection: QueueConnection): ConnectionOptions {
+  // ioredis's own types and BullMQ's description of them differ in details; BullMQ takes either.
+  if (connection instanceof Redis || connection instanceof Cluster) return connection as ConnectionOptions;
+  const { url, ...options } = connection;
+  if (!url) return options as ConnectionOptions;
+  const parsed = new URL(url);
+  return {
+    host: parsed.hostname,
+    port: Number(parsed.port || 6379),
+    ...(parsed.username ? { username: decodeURIComponent(parsed.username) } : {}),
+    ...(parsed.password ? { password: decodeURIComponent(parsed.password) } : {}),
+    ...(parsed.pathname.length > 1 ? { db: Number(parsed.pathname.slice(1)) } : {}),
+    ...(parsed.protocol === 'rediss:' ? { tls: {} } : {}),
+    ...options,
+  } as ConnectionOptions;
+}
+
+/** Closes a client: QUIT, or a disconnect when it does not answer within a second. */
+export async function closeClient(client: Redis | Cluster): Promise<void> {
+  if (client.status === 'end') return;
+  if (client.status !== 'ready') {
+    client.disconnect();
+    return;
+  }
+  const ended = new Promise((resolve) => client.once('end', resolve));
+  client.quit().catch(() => {});
+  await Promise.race([ended, new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
+  if ((client.status as string) !== 'end') client.disconnect();
+}

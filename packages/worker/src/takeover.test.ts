@@ -1,0 +1,129 @@
+import { type AgentEvent, type Msg, replayEvents, type ToolResultBlock } from '@agentkit/core';
+import type { LogEvent, RunStartEvent } from '@agentkit/server';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startProcess, type TestProcess } from '../test/processes';
+import { deleteByPrefix, uniquePrefix } from '../test/redis';
+import { openShared, worldServer } from '../test/setup';
+import { as } from '../test/sse';
+import { keysOf, type WorldConfig } from '../test/world';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** Reads an SSE response message by message (the test decides when to kill a worker in between). */
+function sseReader(response: Response) {
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
+  const messages: Array<{ id?: string; event: LogEvent; at: number }> = [];
+  return {
+    messages,
+    async until(stop: (event: LogEvent) => boolean): Promise<LogEvent> {
+      for (;;) {
+        let end = buffer.indexOf('\n\n');
+        while (end < 0) {
+          const { value, done } = await reader.read();
+          if (done) throw new Error('the stream ended');
+          buffer += value;
+          end = buffer.indexOf('\n\n');
+        }
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const data = block
+          .split('\n')
+          .filter((l) => l.startsWith('data:'))
+          .map((l) => l.slice(5).trim())
+          .join('');
+        if (!data) continue;
+        const event = JSON.parse(data) as LogEvent;
+        messages.push({ event, at: Date.now() });
+        if (stop(event)) return event;
+      }
+    },
+    cancel: () => reader.cancel().catch(() => {}),
+  };
+}
+
+async function world(config: WorldConfig) {
+  const shared = openShared(config);
+  const server = await worldServer(config, shared);
+  const processes: TestProcess[] = [];
+  cleanups.push(async () => {
+    await server.close();
+    await Promise.all(processes.map((p) => p.kill()));
+    await deleteByPrefix(shared.book, config.prefix);
+    await shared.close();
+  });
+  const worker = async () => {
+    const p = await startProcess('worker-process.ts', config);
+    processes.push(p);
+    return p;
+  };
+  return { shared, server, worker, user: as('alice', server.url) };
+}
+
+const agentEvents = (messages: Array<{ event: LogEvent }>) =>
+  messages.map((m) => m.event).filter((e) => !e.type.startsWith('RUN_')) as AgentEvent[];
+
+describe('a worker killed mid-reply (kill -9)', () => {
+  for (const when of ['after a recorded deploy', 'during a deploy'] as const)
+    it(`another worker continues from the last checkpoint (${when}); the client's stream ends as the stored message`, async () => {
+      const config: WorldConfig = { prefix: uniquePrefix('takeover'), modelMs: [150, 150], deployMs: 600 };
+      const w = await world(config);
+      const first = await w.worker();
+      const res = await w.user('/agents/ops/sessions/s1/replies', {
+        method: 'POST',
+        headers: { Accept: 'text/event-stream' },
+        body: JSON.stringify({ input: 'Deploy.' }),
+      });
+      const stream = sseReader(res);
+      let deployId = '';
+      if (when === 'after a recorded deploy') {
+        await stream.until((e) => e.type === 'TOOL_RESULT_END');
+        await new Promise((r) => setTimeout(r, 80)); // its checkpoint lands; the next model call takes 150 ms
+      } else {
+        const call = await stream.until((e) => e.type === 'TOOL_CALL_END');
+        deployId = (call as { toolCallId: string }).toolCallId;
+        await new Promise((r) => setTimeout(r, 200)); // the deploy runs for 600 ms
+      }
+      await first.kill();
+      const killedAt = Date.now();
+      await w.worker();
+      const restart = await stream.until((e) => e.type === 'RUN_START');
+      const tookOverAfter = Date.now() - killedAt;
+      const next = await stream.until(() => true);
+      await stream.until((e) => e.type === 'RUN_END');
+      await stream.cancel();
+
+      expect(restart).toMatchObject({
+        type: 'RUN_START',
+        runId: (stream.messages[0]!.event as RunStartEvent).runId,
+      });
+      expect(next.type, 'the run that takes over starts with the checkpointed reply').toBe('REPLY_SNAPSHOT');
+      expect(tookOverAfter).toBeLessThan(10_000);
+      const record = await w.shared.store.getSession('alice', 'ops', 's1');
+      const stored = record!.state.context.at(-1) as Msg;
+      expect(stored.finishedReason).toBe('completed');
+      expect(replayEvents(agentEvents(stream.messages))).toEqual(stored);
+
+      const results = new Map(
+        stored.content.filter((b): b is ToolResultBlock => b.type === 'tool_result').map((r) => [r.id, r]),
+      );
+      const deploys = stored.content.filter((b) => b.type === 'tool_call' && b.name === 'deploy');
+      expect(deploys).toHaveLength(2);
+      for (const call of deploys) {
+        const executions = Number(await w.shared.book.get(`${keysOf(config).book}:exec:${call.id}`));
+        const result = results.get(call.id)!;
+        if (call.id === deployId) {
+          expect(executions, 'the deploy the dead worker ran is not run again').toBe(1);
+          expect(result.state).toBe('interrupted');
+          expect(JSON.stringify(result.output)).toMatch(/may or may not have taken effect/);
+        } else {
+          expect(result.state).toBe('success');
+          expect(executions).toBe(1);
+        }
+      }
+      expect(Number(await w.shared.book.get(`${keysOf(config).book}:overlap`))).toBe(0);
+    }, 60_000);
+});
