@@ -13,11 +13,15 @@ export interface FollowOptions {
   isLast: (entry: LogEntry) => boolean;
   /**
    * Asked when the stream has caught up and the last entry was a `RUN_END` (or there was none): `true`
-   * ends it (no run goes on). After an `isLast` entry the stream also waits for it (briefly): a run logs
-   * its `RUN_END` before it releases the session's lease, and a client acting on the end at once (resuming
-   * a pause) must not find the session busy.
+   * ends it (no run goes on).
    */
   idle?: () => Promise<boolean>;
+  /**
+   * Asked after an `isLast` entry: the stream ends once it is `true`, or after 2 s. A run logs its
+   * `RUN_END` before it releases the session's lease, and a client acting on the end at once (resuming a
+   * pause) must not find the session busy. (Not asked before: a queued run may not hold the lease yet.)
+   */
+  settled?: () => Promise<boolean>;
   /** A comment line is sent after this long without an entry, so proxies keep the stream open. */
   heartbeatMs: number;
   /** Events sent first, without an id (e.g. a snapshot standing in for entries the log no longer has). */
@@ -47,7 +51,7 @@ const asLogEvent = (entry: { id?: string; event: LogEvent }): SseMessage[] => [
 const PAGE = 256;
 /** First wait before asking again whether a run holds the session, doubling up to the heartbeat. */
 const IDLE_POLL_MS = 50;
-/** Longest wait for `idle` after the last entry (another run may have taken the session already). */
+/** Longest wait for `settled` after the last entry (another run may have taken the session already). */
 const LAST_IDLE_WAIT_MS = 2_000;
 
 /**
@@ -90,7 +94,7 @@ export function followLog(c: Context, options: FollowOptions): Response {
         after = entry.id;
         betweenRuns = entry.event.type === 'RUN_END';
         if (isLast(entry)) {
-          if (idle) await waitUntil(idle, LAST_IDLE_WAIT_MS, stop);
+          if (options.settled) await waitUntil(options.settled, LAST_IDLE_WAIT_MS, stop);
           return;
         }
       }

@@ -83,6 +83,10 @@ export function aiSdkChat(options: AiSdkChatOptions = {}): ServerExtension {
         session,
         after: run.after,
         isLast: (e) => e.event.type === 'RUN_END' && e.event.runId === run.runId,
+        settled: async () => {
+          const { userId, agentId, sessionId } = session;
+          return (await server.options.store.getLease(userId, agentId, sessionId)) === null;
+        },
         render: ({ id, event }) => {
           if (event.type === 'RUN_START') return [];
           if (event.type === 'RUN_END')

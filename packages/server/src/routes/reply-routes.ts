@@ -53,7 +53,8 @@ export function registerReplyRoutes(app: Hono<{ Variables: ServerVariables }>, s
         session,
         after: run.after,
         isLast: (e) => e.event.type === 'RUN_END' && e.event.runId === run.runId,
-        idle: async () => (await store.getLease(session.userId, session.agentId, session.sessionId)) === null,
+        settled: async () =>
+          (await store.getLease(session.userId, session.agentId, session.sessionId)) === null,
       });
     const events = `${c.req.path.replace(/\/replies$/, '/events')}${run.after ? `?after=${run.after}` : ''}`;
     return c.json({ runId: run.runId, events }, 202);
