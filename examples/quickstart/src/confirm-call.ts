@@ -1,5 +1,6 @@
 import { createInterface } from 'node:readline/promises';
 import type { ConfirmResult, ToolCallBlock } from '@agentkit/core';
+import { terminalSafe } from './terminal-safe';
 import type { Transcript } from './transcript';
 
 /** How confirmations are answered: by the user on a TTY, or automatically. */
@@ -15,19 +16,27 @@ export function confirmMode(
   return { kind: 'ask' };
 }
 
-/** Shows the waiting call and gets the answer (y/n on a TTY), as a confirm result for `userConfirmResult`. */
+/**
+ * Shows the waiting call and gets the answer (y/n on a TTY), as a confirm result for `userConfirmResult`.
+ * The call's name and arguments come from the model: they are printed with control characters escaped, so
+ * they cannot redraw the prompt. `io` defaults to the process's stdin and stdout.
+ */
 export async function confirmCall(
   call: ToolCallBlock,
   mode: ConfirmMode,
   transcript: Transcript,
+  io: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream } = {
+    input: process.stdin,
+    output: process.stdout,
+  },
 ): Promise<ConfirmResult> {
   transcript.describeCall(call);
   let confirmed = true;
   if (mode.kind === 'auto') transcript.line(`  ✔ auto-approved (${mode.reason})`);
   else {
-    const rl = createInterface({ input: process.stdin, output: process.stdout });
+    const rl = createInterface(io);
     try {
-      const answer = await rl.question(`  Allow ${call.name}? [y/N] `);
+      const answer = await rl.question(`  Allow ${terminalSafe(call.name)}? [y/N] `);
       confirmed = /^\s*y(es)?\s*$/i.test(answer);
     } finally {
       rl.close();

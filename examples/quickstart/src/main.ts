@@ -13,6 +13,7 @@ import { DEMO_TASK } from './demo-task';
 import { openStore } from './open-store';
 import { seedSandbox } from './seed-sandbox';
 import { streamReply } from './stream-reply';
+import { terminalSafe } from './terminal-safe';
 import { Transcript } from './transcript';
 
 const transcript = new Transcript(process.stdout);
@@ -50,7 +51,7 @@ try {
   );
 } catch (error) {
   // Bad configuration, an unreachable store or a corrupt session: say what, without a stack trace.
-  transcript.line(`✗ ${(error as Error)?.message ?? String(error)}`);
+  transcript.line(`✗ ${terminalSafe((error as Error)?.message ?? String(error))}`);
   process.exitCode = 1;
 } finally {
   await storage.close().catch(() => {});

@@ -10,6 +10,7 @@ import { confirmCall, confirmMode } from './confirm-call';
 import { demoPaths, SESSION_KEY } from './demo-paths';
 import { openStore } from './open-store';
 import { streamReply } from './stream-reply';
+import { terminalSafe } from './terminal-safe';
 import { Transcript } from './transcript';
 
 const transcript = new Transcript(process.stdout);
@@ -58,7 +59,7 @@ try {
   }
 } catch (error) {
   // Bad configuration, an unreachable store or a corrupt session: say what, without a stack trace.
-  transcript.line(`✗ ${(error as Error)?.message ?? String(error)}`);
+  transcript.line(`✗ ${terminalSafe((error as Error)?.message ?? String(error))}`);
   process.exitCode = 1;
 } finally {
   await storage.close().catch(() => {});

@@ -1,7 +1,8 @@
-import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
-import { dirname, join, relative } from 'node:path';
+import { lstat, readdir } from 'node:fs/promises';
+import { join, relative } from 'node:path';
 import { defineTool, type Tool } from '@agentkit/core';
-import { resolveInSandbox } from './resolve-in-sandbox';
+import { openInSandbox } from './open-in-sandbox';
+import { checkFolders, resolveInSandbox } from './resolve-in-sandbox';
 
 /** Largest file `read_file` returns in full (the rest is cut, and the result says so). */
 export const READ_LIMIT_BYTES = 64 * 1024;
@@ -11,7 +12,9 @@ const LIST_LIMIT = 200;
 
 /**
  * The demo's file tools, confined to one folder: `list_files` and `read_file` run freely (and in
- * parallel); `write_file` asks the user for confirmation before every call.
+ * parallel); `write_file` asks the user for confirmation before every call. No tool follows a symbolic
+ * link (a cloned repository or an unpacked archive can plant one): files are opened with
+ * {@link openInSandbox}, listings skip links.
  */
 export function sandboxTools(sandbox: string): Tool[] {
   const listFiles = defineTool<{ path?: string }>({
@@ -24,8 +27,8 @@ export function sandboxTools(sandbox: string): Tool[] {
     },
     concurrencySafe: true,
     async execute({ path = '.' }) {
-      const root = await resolveInSandbox(sandbox, '.');
-      const base = await resolveInSandbox(sandbox, path);
+      const { root, full: base, parts } = await resolveInSandbox(sandbox, path);
+      await checkFolders(root, parts, path);
       const lines: string[] = [];
       const walk = async (dir: string): Promise<void> => {
         const entries = await readdir(dir, { withFileTypes: true });
@@ -33,8 +36,9 @@ export function sandboxTools(sandbox: string): Tool[] {
         for (const entry of entries) {
           if (lines.length >= LIST_LIMIT) return;
           const full = join(dir, entry.name);
+          // Entries describe themselves, not what a link points to: links are neither folders nor files.
           if (entry.isDirectory()) await walk(full);
-          else if (entry.isFile()) lines.push(`${relative(root, full)} (${(await stat(full)).size} bytes)`);
+          else if (entry.isFile()) lines.push(`${relative(root, full)} (${(await lstat(full)).size} bytes)`);
         }
       };
       await walk(base);
@@ -58,10 +62,16 @@ export function sandboxTools(sandbox: string): Tool[] {
     },
     concurrencySafe: true,
     async execute({ path }) {
-      const full = await resolveInSandbox(sandbox, path);
-      const bytes = await readFile(full);
-      if (bytes.length <= READ_LIMIT_BYTES) return bytes.toString('utf8');
-      return `${bytes.subarray(0, READ_LIMIT_BYTES).toString('utf8')}\n… (cut: the file has ${bytes.length} bytes, only the first ${READ_LIMIT_BYTES} are shown)`;
+      const file = await openInSandbox(sandbox, path, 'read');
+      try {
+        const { size } = await file.stat();
+        const { buffer, bytesRead } = await file.read(Buffer.alloc(Math.min(size, READ_LIMIT_BYTES)), 0);
+        const text = buffer.subarray(0, bytesRead).toString('utf8');
+        if (size <= READ_LIMIT_BYTES) return text;
+        return `${text}\n… (cut: the file has ${size} bytes, only the first ${READ_LIMIT_BYTES} are shown)`;
+      } finally {
+        await file.close();
+      }
     },
   });
 
@@ -82,9 +92,13 @@ export function sandboxTools(sandbox: string): Tool[] {
       const bytes = Buffer.byteLength(content, 'utf8');
       if (bytes > WRITE_LIMIT_BYTES)
         throw new Error(`The content has ${bytes} bytes; the limit is ${WRITE_LIMIT_BYTES}.`);
-      const full = await resolveInSandbox(sandbox, path);
-      await mkdir(dirname(full), { recursive: true });
-      await writeFile(full, content);
+      const file = await openInSandbox(sandbox, path, 'write');
+      try {
+        await file.truncate(0);
+        await file.writeFile(content, 'utf8');
+      } finally {
+        await file.close();
+      }
       return { output: `Wrote ${bytes} bytes to ${path}.`, metadata: { path, bytes } };
     },
   });

@@ -1,5 +1,6 @@
 import { styleText } from 'node:util';
 import type { AgentEvent, HintBlock, Msg, ToolCallBlock, ToolResultState, Usage } from '@agentkit/core';
+import { terminalSafe } from './terminal-safe';
 
 type Style = Parameters<typeof styleText>[0];
 
@@ -11,10 +12,17 @@ const RESULT_MARK: Record<ToolResultState, [string, Style]> = {
   running: ['…', 'gray'],
 };
 
-/** One line of at most `max` characters: whitespace collapsed, the rest replaced by `…`. */
+/**
+ * One line of at most `max` characters, safe to print: whitespace collapsed, control characters escaped
+ * ({@link terminalSafe}), the rest replaced by `…`.
+ */
 export function oneLine(text: string, max = 100): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+  return cut(terminalSafe(text.replace(/\s+/g, ' ').trim()), max);
+}
+
+/** `text` cut to at most `max` characters, the rest replaced by `…`. */
+function cut(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
 /** A tool call's JSON arguments, compacted to one short line. */
@@ -40,7 +48,9 @@ export function compactHint(hint: HintBlock['hint'], max = 110): string {
 /**
  * Prints an agent's event stream as a compact, readable transcript: streamed text as it arrives, one
  * line per tool call and per tool result, hints, pauses, and a closing line with the usage. Colours
- * follow the output stream (none when it is not a TTY, or with `NO_COLOR`).
+ * follow the output stream (none when it is not a TTY, or with `NO_COLOR`). Everything a model, a tool
+ * or a file controls (text, tool names, arguments, results, error messages) is printed with its control
+ * characters escaped ({@link terminalSafe}), so it cannot move the cursor or hide part of a prompt.
  */
 export class Transcript {
   private readonly out: NodeJS.WritableStream;
@@ -103,7 +113,7 @@ export class Transcript {
     switch (event.type) {
       case 'MODEL_CALL_START':
         this.modelCalls++;
-        this.line(this.style('gray', `  · model call ${this.modelCalls} (${event.modelName})`));
+        this.line(this.style('gray', `  · model call ${this.modelCalls} (${terminalSafe(event.modelName)})`));
         break;
       case 'MODEL_CALL_END':
         for (const key of Object.keys(this.usage) as Array<keyof Usage>) this.usage[key] += event.usage[key];
@@ -115,7 +125,7 @@ export class Transcript {
         this.inText = true;
         break;
       case 'TEXT_BLOCK_DELTA':
-        this.out.write(event.delta.replaceAll('\n', '\n  '));
+        this.out.write(terminalSafe(event.delta, { keepNewlines: true }).replaceAll('\n', '\n  '));
         break;
       case 'TEXT_BLOCK_END':
         this.endText();
@@ -138,7 +148,7 @@ export class Transcript {
         const call = this.calls.get(event.toolCallId);
         if (call)
           this.line(
-            `  ${this.style('magenta', '→')} ${this.style('bold', call.name)} ${this.style('gray', compactArgs(call.args))}`,
+            `  ${this.style('magenta', '→')} ${this.style('bold', terminalSafe(call.name))} ${this.style('gray', compactArgs(call.args))}`,
           );
         break;
       }
@@ -157,25 +167,30 @@ export class Transcript {
         const lines = saved.trimEnd().split('\n');
         const more = lines.length > 1 ? this.style('gray', ` (+${lines.length - 1} more lines)`) : '';
         const [mark, color] = RESULT_MARK[event.state];
-        const name = this.calls.get(event.toolCallId)?.name ?? 'tool';
+        const name = terminalSafe(this.calls.get(event.toolCallId)?.name ?? 'tool');
         this.line(`  ${this.style(color, `← ${name} ${mark}`)} ${oneLine(lines[0] ?? '', 90)}${more}`);
         break;
       }
       case 'REQUIRE_USER_CONFIRM':
         for (const call of event.toolCalls)
           this.line(
-            this.style('yellow', `  ⏸ ${call.name} needs your confirmation: ${compactArgs(call.input, 70)}`),
+            this.style(
+              'yellow',
+              `  ⏸ ${terminalSafe(call.name)} needs your confirmation: ${compactArgs(call.input, 70)}`,
+            ),
           );
         break;
       case 'REQUIRE_EXTERNAL_EXECUTION':
         for (const call of event.toolCalls)
-          this.line(this.style('yellow', `  ⏸ ${call.name} must be executed by the caller`));
+          this.line(this.style('yellow', `  ⏸ ${terminalSafe(call.name)} must be executed by the caller`));
         break;
       case 'EXCEED_MAX_ITERS':
         this.line(this.style('yellow', '  the reply hit its iteration limit'));
         break;
       case 'CUSTOM':
-        this.line(this.style('gray', `  · ${event.name} ${oneLine(JSON.stringify(event.value), 80)}`));
+        this.line(
+          this.style('gray', `  · ${terminalSafe(event.name)} ${oneLine(JSON.stringify(event.value), 80)}`),
+        );
         break;
       case 'REPLY_END': {
         const stats = `${this.modelCalls} model call${this.modelCalls === 1 ? '' : 's'} in this process`;
@@ -185,7 +200,7 @@ export class Transcript {
           this.line(
             this.style(
               'red',
-              `■ reply ended: ${event.finishedReason} (${event.error.type}: ${event.error.message}) · ${stats}`,
+              `■ reply ended: ${event.finishedReason} (${event.error.type}: ${oneLine(event.error.message, 300)}) · ${stats}`,
             ),
           );
         else this.line(this.style('yellow', `■ reply ended: ${event.finishedReason} · ${stats}`));
@@ -204,16 +219,17 @@ export class Transcript {
     } catch {
       args = undefined;
     }
-    this.line(this.style('bold', `  ${call.name} wants to run with:`));
+    this.line(this.style('bold', `  ${terminalSafe(call.name)} wants to run with:`));
     const entries =
       args && typeof args === 'object' ? Object.entries(args) : [['input', call.input] as const];
     for (const [key, value] of entries) {
       const text = typeof value === 'string' ? value : JSON.stringify(value);
       const lines = text.split('\n');
-      if (lines.length === 1) this.line(`    ${key}: ${oneLine(text, 100)}`);
+      // Shown exactly (a path ending with `\r` or a tab must not look like the path without it), escaped.
+      if (lines.length === 1) this.line(`    ${oneLine(key, 40)}: ${cut(terminalSafe(text), 100)}`);
       else {
-        this.line(`    ${key}:`);
-        for (const l of lines.slice(0, maxLines)) this.line(this.style('gray', `      │ ${l}`));
+        this.line(`    ${oneLine(key, 40)}:`);
+        for (const l of lines.slice(0, maxLines)) this.line(this.style('gray', `      │ ${terminalSafe(l)}`));
         if (lines.length > maxLines)
           this.line(this.style('gray', `      │ … (${lines.length - maxLines} more lines)`));
       }

@@ -325,7 +325,12 @@ describe('manual compression (reference compress_context_test)', () => {
         context: [createMsg({ role: 'user', id: 'u', content: [img('a'), img('b'), textBlock('hi')] })],
         plugin: {
           maxImageNum: 1,
-          offloader: new FileOffloader({ directory: dir, dataUrlBase: 'workspace:///' }),
+          offloader: new FileOffloader({
+            directory: dir,
+            userId: 'u1',
+            agentId: 'a1',
+            dataUrlBase: 'workspace:///',
+          }),
         },
       });
       const error = await context

@@ -304,7 +304,12 @@ describe('images beyond maxImageNum, through the kernel', () => {
         plugins: [
           contextPlugin({
             maxImageNum: 2,
-            offloader: new FileOffloader({ directory: dir, dataUrlBase: 'workspace:///' }),
+            offloader: new FileOffloader({
+              directory: dir,
+              userId: 'u1',
+              agentId: 'a1',
+              dataUrlBase: 'workspace:///',
+            }),
           }),
         ],
         state: stateWith(images()),

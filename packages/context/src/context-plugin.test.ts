@@ -156,7 +156,10 @@ describe('tool result truncation', () => {
     const { agent } = makeAgent({
       script: [[toolCallChunk('fetch', {}, 'call-1')], textChunks('done')],
       contextSize: 100_000,
-      plugin: { toolResultLimit: 50, offloader: new FileOffloader({ directory: dir }) },
+      plugin: {
+        toolResultLimit: 50,
+        offloader: new FileOffloader({ directory: dir, userId: 'u1', agentId: 'a1' }),
+      },
       tools: [fetchTool(250)],
     });
     const events = await collect(agent.replyStream('go'));
@@ -164,7 +167,7 @@ describe('tool result truncation', () => {
       .at(-1)!
       .content.find((b): b is ToolResultBlock => b.type === 'tool_result')!;
     const text = getBlocks({ content: saved.output }, 'text')[0]!.text;
-    const file = join(dir, 'sessions', 's-1', 'tool_result-call-1.txt');
+    const file = join(dir, 'sessions', '_u1', '_a1', '_s-1', 'tool_result-_call-1.txt');
     expect(text).toBe(
       `${chars('x', 50)}\n<<<TRUNCATED>>>\n<system-reminder>The remaining content has been omitted for limited context. You can refer to the file in '${file}' for the truncated content if needed.</system-reminder>`,
     );

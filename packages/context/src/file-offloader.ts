@@ -3,15 +3,31 @@ import { constants } from 'node:fs';
 import { lstat, mkdir, open, rename, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { ContentBlock, DataBlock, Msg, TextBlock, ToolResultBlock } from '@agentkit/core';
+import {
+  ConfigError,
+  type ContentBlock,
+  type DataBlock,
+  type Msg,
+  type TextBlock,
+  type ToolResultBlock,
+} from '@agentkit/core';
+import { fileSegment } from '@agentkit/core/store';
 import { OffloadPathError } from './errors';
 import type { Offloader } from './offloader';
-import { safeFileName } from './safe-file-name';
 
 /** Options of {@link FileOffloader}. */
 export interface FileOffloaderOptions {
   /** The offload directory (created on first use). */
   directory: string;
+  /**
+   * The user whose sessions this offloader writes, as the session store knows them (`SessionKey.userId`).
+   * Session ids are unique only per user and agent, so folders are keyed by all three, like the stores do:
+   * two users with the same session id never share an archive. Build the offloader where the agent is
+   * built (in `runSession`'s `agent` factory: `record.userId`).
+   */
+  userId: string;
+  /** The agent, as the session store knows it (`SessionKey.agentId`; in `runSession`: `record.agentId`). */
+  agentId: string;
   /**
    * How offloaded data blocks are referred to. By default a `file://` URL of the file; with a base such as
    * `'workspace:///'` the URL is the base followed by the path inside the directory (`workspace:///data/<hash>.png`).
@@ -64,28 +80,41 @@ const appends = new Map<string, Promise<void>>();
 /**
  * An {@link Offloader} that writes to a local directory:
  *
- * - `data/<sha256 of the base64 text><ext>`: offloaded data blocks (written once; same content, same file);
- * - `sessions/<session>/context.jsonl`: compressed messages, one JSON message per line, appended (inline data
- *   blocks are offloaded first and replaced by URL blocks; appends are serialised within the process, so
- *   two processes should not compress one session at the same time);
- * - `sessions/<session>/tool_result-<call id>.txt` (then `…(1).txt`, `…(2).txt`): cut-off tool output, text
- *   verbatim and `<data url='…' name='…' media_type='…'/>` for data.
+ * - `data/<sha256 of the base64 text><ext>`: offloaded data blocks (written once; same content, same file,
+ *   shared by every session of the directory: a file's name is the hash of its bytes);
+ * - `sessions/<user>/<agent>/<session>/context.jsonl`: compressed messages, one JSON message per line,
+ *   appended (inline data blocks are offloaded first and replaced by URL blocks; appends are serialised
+ *   within the process, so two processes should not compress one session at the same time);
+ * - `sessions/<user>/<agent>/<session>/tool_result-<call id>.txt` (then `…(1).txt`, `…(2).txt`): cut-off tool
+ *   output, text verbatim and `<data url='…' name='…' media_type='…'/>` for data.
  *
- * Session and call ids are sanitised ({@link safeFileName}), so no id can escape the directory; folders below
- * it (`sessions`, `sessions/<session>`, `data`) and `context.jsonl` are never followed when they are symbolic
- * links ({@link OffloadPathError}), so a link planted inside the directory cannot redirect a write outside it.
- * Returned paths are absolute.
- * @example new FileOffloader({ directory: '.agent/offload' })
+ * One offloader writes the sessions of one user and agent (`userId`, `agentId`). Ids become names with
+ * core's `fileSegment` (the escaping `@agentkit/storage-fs` uses), so no id escapes the directory and ids
+ * that differ only by case or a trailing dot never share a folder on macOS or Windows. Folders below the
+ * directory and `context.jsonl` are never followed when they are symbolic links ({@link OffloadPathError}),
+ * so a link planted inside the directory cannot redirect a write outside it. Returned paths are absolute.
+ * @example new FileOffloader({ directory: '.agent/offload', userId: record.userId, agentId: record.agentId })
  */
 export class FileOffloader implements Offloader {
   /** The absolute offload directory. */
   readonly directory: string;
+  /** The user whose sessions this offloader writes. */
+  readonly userId: string;
+  /** The agent whose sessions this offloader writes. */
+  readonly agentId: string;
   private readonly dataUrlBase: string | undefined;
 
+  /** @throws {ConfigError} when `directory`, `userId` or `agentId` is missing or empty. */
   constructor(options: FileOffloaderOptions) {
-    if (typeof options?.directory !== 'string' || options.directory === '')
-      throw new TypeError('FileOffloader needs a `directory`.');
+    for (const field of ['directory', 'userId', 'agentId'] as const)
+      if (typeof options?.[field] !== 'string' || options[field] === '')
+        throw new ConfigError(
+          `FileOffloader needs a \`${field}\` (a non-empty string)${field === 'directory' ? '' : ': offload folders are keyed by user, agent and session, like sessions in a store'}.`,
+          { field },
+        );
     this.directory = resolve(options.directory);
+    this.userId = options.userId;
+    this.agentId = options.agentId;
     this.dataUrlBase = options.dataUrlBase;
   }
 
@@ -137,7 +166,7 @@ export class FileOffloader implements Offloader {
         text += `<data url='${escapeAttr(url)}'${name} media_type='${escapeAttr(block.source.mediaType)}'/>`;
       }
     }
-    const base = `tool_result-${safeFileName(result.id)}`;
+    const base = `tool_result-${fileSegment(result.id)}`;
     for (let n = 0; ; n++) {
       const file = join(dir, n === 0 ? `${base}.txt` : `${base}(${n}).txt`);
       try {
@@ -155,7 +184,12 @@ export class FileOffloader implements Offloader {
   }
 
   private async sessionDir(sessionId: string): Promise<string> {
-    return this.subdir('sessions', safeFileName(String(sessionId)));
+    return this.subdir(
+      'sessions',
+      fileSegment(this.userId),
+      fileSegment(this.agentId),
+      fileSegment(String(sessionId)),
+    );
   }
 
   /** Creates (or checks) the folders below the offload directory, one by one, refusing symbolic links. */

@@ -52,7 +52,6 @@ export {
   runCompression,
   summaryMessage,
 } from './run-compression';
-export { safeFileName } from './safe-file-name';
 export { type ContextSplit, type SplitContextOptions, splitContext } from './split-context';
 export {
   splitToolResult,

@@ -107,7 +107,12 @@ describe('limitContextImages (reference max_image_num cases)', () => {
   it('offloads the oldest images and keeps URL images as their URL', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'agentkit-img-'));
     try {
-      const offloader = new FileOffloader({ directory: dir, dataUrlBase: 'workspace:///' });
+      const offloader = new FileOffloader({
+        directory: dir,
+        userId: 'u1',
+        agentId: 'a1',
+        dataUrlBase: 'workspace:///',
+      });
       const next = (await limitContextImages(imageContext(), {
         maxImageNum: 1,
         offloader,

@@ -10,9 +10,13 @@ export interface Offloader {
    * has a URL source comes back unchanged.
    */
   offloadDataBlock(block: DataBlock): Promise<DataBlock>;
-  /** Appends compressed messages to the session's archive and returns where they are (a path or URL). */
+  /**
+   * Appends compressed messages to the session's archive and returns where they are (a path or URL). A
+   * session id is unique only per user and agent (stores key sessions by all three): an offloader that
+   * serves several users or agents must key its archives by them too, as {@link FileOffloader} does.
+   */
   offloadContext(sessionId: string, msgs: readonly Msg[]): Promise<string>;
-  /** Stores the cut-off part of a tool result and returns where it is (a path or URL). */
+  /** Stores the cut-off part of a tool result and returns where it is (a path or URL); keyed like the archive. */
   offloadToolResult(sessionId: string, result: ToolResultBlock): Promise<string>;
 }
 

@@ -2,11 +2,15 @@ import type { JSONSchema } from './json';
 
 /**
  * Checks `value` against the common subset of JSON Schema (type, required, properties,
- * additionalProperties: false, items, enum, const, minimum/maximum, minLength/maxLength). Returns the
+ * additionalProperties: false, items, enum, const, minimum/maximum, minLength/maxLength), looking at own
+ * properties only (a `constructor` or `__proto__` key is an ordinary name here). Returns the
  * first problems found as `path: message` strings; empty when valid. Core keeps no validator dependency;
  * use a Standard Schema (zod…) on the tool for full validation.
  */
 export function checkJsonSchema(schema: JSONSchema, value: unknown, path = '$'): string[] {
+  // Boolean schemas (`properties: { legacy: false }`): `false` accepts nothing, `true` anything.
+  if ((schema as unknown) === false) return [`${path}: is not allowed`];
+  if (typeof schema !== 'object' || schema === null) return [];
   const problems: string[] = [];
   const s = schema as Record<string, any>;
   if (s.const !== undefined && JSON.stringify(s.const) !== JSON.stringify(value))
@@ -35,12 +39,14 @@ export function checkJsonSchema(schema: JSONSchema, value: unknown, path = '$'):
     });
   }
   if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    // Own properties only, on both sides: inherited names (`constructor`, `toString`, `__proto__`…) are
+    // neither present in the value nor declared by the schema.
     const obj = value as Record<string, unknown>;
     for (const key of Array.isArray(s.required) ? s.required : [])
-      if (!(key in obj)) problems.push(`${path}: missing required property '${key}'`);
+      if (!Object.hasOwn(obj, key)) problems.push(`${path}: missing required property '${key}'`);
     const props: Record<string, JSONSchema> = s.properties ?? {};
     for (const [key, v] of Object.entries(obj)) {
-      if (props[key]) problems.push(...checkJsonSchema(props[key], v, `${path}.${key}`));
+      if (Object.hasOwn(props, key)) problems.push(...checkJsonSchema(props[key]!, v, `${path}.${key}`));
       else if (s.additionalProperties === false) problems.push(`${path}: unexpected property '${key}'`);
       else if (typeof s.additionalProperties === 'object')
         problems.push(...checkJsonSchema(s.additionalProperties, v, `${path}.${key}`));

@@ -52,6 +52,13 @@ export async function parseToolInput(tool: Tool, raw: string): Promise<ParsedToo
         'You should recorrect the arguments in JSON format.</system-reminder>',
     };
   }
+  // `JSON.parse` keeps a `"__proto__"` key as an own property; a tool that spreads its input with
+  // `Object.assign` would turn it into the prototype of its own object. No schema declares it.
+  if (hasProtoKey(value))
+    return {
+      ok: false,
+      message: `Input validation failed for tool '${tool.name}': the arguments have a '__proto__' key, which no tool accepts; send them without it.`,
+    };
   if (isStandardSchema(tool.inputSchema)) {
     const result = await tool.inputSchema['~standard'].validate(value);
     if (!result.issues) return { ok: true, value: result.value };
@@ -64,4 +71,17 @@ export async function parseToolInput(tool: Tool, raw: string): Promise<ParsedToo
   const problems = checkJsonSchema(toolJsonSchema(tool), value);
   if (problems.length === 0) return { ok: true, value };
   return { ok: false, message: `Input validation failed for tool '${tool.name}': ${problems.join('; ')}` };
+}
+
+/** True when a parsed JSON value has an own `__proto__` key at any depth (iterative: no stack limit). */
+function hasProtoKey(value: unknown): boolean {
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const v = pending.pop();
+    if (typeof v !== 'object' || v === null) continue;
+    if (!Array.isArray(v) && Object.hasOwn(v, '__proto__')) return true;
+    // A loop, not `push(...)`: spreading a huge array overflows the argument limit.
+    for (const item of Array.isArray(v) ? v : Object.values(v)) pending.push(item);
+  }
+  return false;
 }

@@ -111,6 +111,12 @@ export class GoogleModel implements ChatModel {
     this.fillMissingSignatures = options.fillMissingSignatures ?? /(^|\/)gemini-3/i.test(options.model);
   }
 
+  /** The API key in use, to keep it out of error messages (the SDK keeps an injected client's key private). */
+  private get apiKey(): string | undefined {
+    const fromClient = (this.client as unknown as { apiKey?: unknown }).apiKey;
+    return this.options.apiKey ?? (typeof fromClient === 'string' ? fromClient : undefined);
+  }
+
   /** The `generateContentStream` parameters of a request (exposed for inspection and tests). */
   toParameters(request: ModelRequest): GenerateContentParameters {
     const tools = toGeminiTools(request.tools);
@@ -158,7 +164,7 @@ export class GoogleModel implements ChatModel {
         iterator = responses[Symbol.asyncIterator]();
       } catch (error) {
         signal.throwIfAborted();
-        throw toModelError(error);
+        throw toModelError(error, { apiKey: this.apiKey });
       }
       while (true) {
         let next: IteratorResult<GenerateContentResponse>;
@@ -166,7 +172,7 @@ export class GoogleModel implements ChatModel {
           next = await iterator.next();
         } catch (error) {
           signal.throwIfAborted();
-          throw toModelError(error);
+          throw toModelError(error, { apiKey: this.apiKey });
         }
         signal.throwIfAborted();
         if (next.done) break;

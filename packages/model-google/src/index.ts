@@ -10,4 +10,4 @@ export {
   type ToGeminiContentsOptions,
 } from './to-gemini-contents';
 export { toGeminiToolConfig, toGeminiTools } from './to-gemini-tools';
-export { toModelError } from './to-model-error';
+export { toModelError, type ToModelErrorContext } from './to-model-error';

@@ -1,5 +1,5 @@
 import { classifyError, ModelError } from '@agentkit/core';
-import { errorTypeFromStatus, genericMessage } from '@agentkit/core/model';
+import { errorTypeFromStatus, genericMessage, redactSecrets } from '@agentkit/core/model';
 
 interface GoogleErrorBody {
   code?: unknown;
@@ -57,24 +57,38 @@ function isApiError(error: unknown): error is Error & { status: number } {
 /** SDK errors that mean the transport failed (a cut stream leaves half an SSE event behind). */
 const truncatedStream = /^(Incomplete JSON segment at the end|Response body is empty)/;
 
+/** What {@link toModelError} needs besides the error. */
+export interface ToModelErrorContext {
+  /** The API key in use, removed from any text that is copied into the message. */
+  apiKey?: string | undefined;
+}
+
+/** Text copied into a message: secrets removed first (so none is cut into an unrecognisable piece), then cut. */
+function copied(text: string, context: ToModelErrorContext): string {
+  const clean = redactSecrets(text, [context.apiKey]);
+  return clean.length > 500 ? `${clean.slice(0, 500)}…` : clean;
+}
+
 /**
  * Classifies anything the Gemini SDK throws into a {@link ModelError}: an `ApiError`'s HTTP status gives
  * the type (401, and 400 with reason `API_KEY_INVALID`, authentication; 403 permission, 429 rate_limit with the `RetryInfo` delay, 400/404/422
  * invalid_request, 5xx upstream); network failures, timeouts (an `AbortError` the caller did not cause) and
  * streams cut mid-event are `connection`.
  * The message is generic plus Google's status name (and, for invalid requests, Google's explanation, which
- * says what to fix); the original error is the `cause`.
+ * says what to fix); the original error is the `cause`. Any text copied from the error has its secrets
+ * removed (the API key, and anything shaped like a key, token or URL credential: `redactSecrets`), because
+ * the message travels on into `ErrorInfo`, the `REPLY_END` event and the stored reply.
  */
-export function toModelError(error: unknown): ModelError {
+export function toModelError(error: unknown, context: ToModelErrorContext = {}): ModelError {
   if (error instanceof ModelError) return error;
   if (isApiError(error)) {
     const status = error.status;
     const body = googleErrorBody(error.message);
     const type = isInvalidApiKey(body) ? 'authentication' : (errorTypeFromStatus(status) ?? 'unknown');
     let message = genericMessage(type, status);
-    if (typeof body?.status === 'string') message += ` Google status: ${body.status}.`;
+    if (typeof body?.status === 'string') message += ` Google status: ${copied(body.status, context)}.`;
     if (type === 'invalid_request' && typeof body?.message === 'string')
-      message += ` ${body.message.length > 500 ? `${body.message.slice(0, 500)}…` : body.message}`;
+      message += ` ${copied(body.message, context)}`;
     return new ModelError(type, message, { status, retryAfterMs: retryDelayMs(body), cause: error });
   }
   // The caller's own abort never gets here (the adapter rethrows its reason): an abort is the SDK's
@@ -91,7 +105,7 @@ export function toModelError(error: unknown): ModelError {
   const info = classifyError(error);
   if (info.type === 'connection') return new ModelError('connection', info.message, { cause: error });
   const detail = error instanceof Error ? error.message : String(error);
-  return new ModelError(info.type, `The Gemini request failed: ${detail}`, {
+  return new ModelError(info.type, `The Gemini request failed: ${copied(detail, context)}`, {
     cause: error,
     retryable: false,
   });

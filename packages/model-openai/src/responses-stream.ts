@@ -1,9 +1,9 @@
 import { type ModelChunk, ModelError, type Usage } from '@agentkit/core';
-import { genericMessage } from '@agentkit/core/model';
+import { genericMessage, redactSecrets } from '@agentkit/core/model';
 import type { ResponseStreamEvent } from 'openai/resources/responses/responses';
 import { throwIfWithheld } from './chat-stream';
 import { openaiData } from './provider-data';
-import { redact, typeFromErrorCode } from './to-model-error';
+import { typeFromErrorCode } from './to-model-error';
 import { responsesUsage } from './usage';
 
 /**
@@ -163,7 +163,7 @@ function streamError(
   const detail =
     errorType === 'authentication'
       ? ''
-      : [code ? `[${code}]` : '', message ? redact(message, apiKey) : ''].filter(Boolean).join(' ');
+      : [code ? `[${code}]` : '', message ? redactSecrets(message, [apiKey]) : ''].filter(Boolean).join(' ');
   return new ModelError(
     errorType,
     detail ? `${genericMessage(errorType)} ${detail}` : genericMessage(errorType),

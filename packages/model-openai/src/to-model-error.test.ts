@@ -11,7 +11,7 @@ import {
   startOpenAIServer,
 } from './__fixtures__/openai-server';
 import { createOpenAIModel } from './openai-model';
-import { redact, retryAfter } from './to-model-error';
+import { retryAfter } from './to-model-error';
 
 let server: OpenAITestServer | undefined;
 afterEach(async () => {
@@ -193,12 +193,52 @@ describe('retryAfter', () => {
   });
 });
 
-describe('redact', () => {
-  it('removes the configured key and key-shaped tokens', () => {
-    expect(redact('bad key mysecretvalue here', 'mysecretvalue')).toBe('bad key [redacted] here');
-    expect(redact('Incorrect API key provided: sk-proj-abc123****xyz.')).toBe(
-      'Incorrect API key provided: [redacted].',
-    );
-    expect(redact('Authorization: Bearer abc.def')).toBe('Authorization: Bearer [redacted]');
+describe('secrets in provider texts, through the SDK', () => {
+  const googleKey = 'AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY';
+  const openaiKey = 'sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z';
+  const leaky = `Upstream call to https://proxy.example/v1?key=${googleKey}&alt=sse with Bearer ${openaiKey} failed (also ${googleKey}, ${openaiKey}).`;
+
+  const expectRedacted = (message: string) => {
+    expect(message).not.toContain('AIza');
+    expect(message).not.toContain('sk-proj');
+    expect(message).not.toContain(apiKey);
+    expect(message).toContain('Upstream call to https://proxy.example/v1?key=[redacted]&alt=sse');
+  };
+
+  it('Chat Completions: an HTTP error body with both key shapes', async () => {
+    const { error } = await failWith({
+      status: 400,
+      body: { error: { message: `${leaky} Your key: ${apiKey}`, type: 'invalid_request_error' } },
+    });
+    expect(error.errorType).toBe('invalid_request');
+    expectRedacted(error.message);
+  });
+
+  it('Chat Completions: an error inside the stream with both key shapes', async () => {
+    const frames = [
+      ...chatSse(chatText.slice(0, 2), { done: false }),
+      `data: ${JSON.stringify({ error: { message: leaky, type: 'invalid_request_error', code: null } })}\n\n`,
+    ];
+    const { error } = await failWith({ stream: frames });
+    expectRedacted(error.message);
+  });
+
+  it('Responses: an error event with both key shapes', async () => {
+    server = await startOpenAIServer([
+      {
+        stream: [
+          `event: error\ndata: ${JSON.stringify({ type: 'error', code: 'invalid_request', message: leaky, param: null, sequence_number: 0 })}\n\n`,
+        ],
+      },
+    ]);
+    const model = createOpenAIModel({
+      model: 'gpt-4o-mini',
+      apiKey,
+      baseURL: server.baseURL,
+      api: 'responses',
+    });
+    const { error } = await collectError(model, modelRequest());
+    expect(error).toBeInstanceOf(ModelError);
+    expectRedacted((error as ModelError).message);
   });
 });

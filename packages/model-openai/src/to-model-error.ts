@@ -1,5 +1,5 @@
 import { type ErrorType, ModelError } from '@agentkit/core';
-import { errorTypeFromStatus, genericMessage } from '@agentkit/core/model';
+import { errorTypeFromStatus, genericMessage, redactSecrets } from '@agentkit/core/model';
 import { APIConnectionError, APIError } from 'openai';
 
 /** What {@link toModelError} needs besides the error. */
@@ -41,7 +41,7 @@ export function toModelError(error: unknown, context: ToModelErrorContext = {}):
     return new ModelError('upstream', 'The model provider sent a malformed stream.', { cause: error });
   }
   const text = error instanceof Error ? error.message : String(error);
-  return new ModelError('unknown', `The model call failed: ${redact(text, context.apiKey)}`, {
+  return new ModelError('unknown', `The model call failed: ${cut(redactSecrets(text, [context.apiKey]))}`, {
     cause: error,
   });
 }
@@ -63,6 +63,11 @@ export function typeFromErrorCode(code: unknown, type?: string | null): ErrorTyp
   return 'upstream';
 }
 
+/** Provider text cut to 500 characters (after redaction, so no secret is cut into an unrecognisable piece). */
+function cut(text: string): string {
+  return text.length > 500 ? `${text.slice(0, 500)}…` : text;
+}
+
 function typeFromBody(error: APIError): ErrorType {
   return typeFromErrorCode(error.code, error.type);
 }
@@ -72,17 +77,8 @@ function providerDetail(error: APIError, apiKey: string | undefined): string | u
   const raw = typeof body?.message === 'string' ? body.message : undefined;
   const parts: string[] = [];
   if (error.code) parts.push(`[${error.code}]`);
-  if (raw) parts.push(redact(raw.length > 500 ? `${raw.slice(0, 500)}…` : raw, apiKey));
+  if (raw) parts.push(cut(redactSecrets(raw, [apiKey])));
   return parts.length ? parts.join(' ') : undefined;
-}
-
-/** Removes the API key and anything shaped like a secret key or bearer token from provider text. */
-export function redact(text: string, apiKey?: string): string {
-  let out = text;
-  if (apiKey && apiKey.length >= 4) out = out.split(apiKey).join('[redacted]');
-  return out
-    .replace(/\b(sk|rk|pk)-[A-Za-z0-9_*-]{6,}/g, '[redacted]')
-    .replace(/Bearer\s+[A-Za-z0-9._~+/=*-]+/gi, 'Bearer [redacted]');
 }
 
 /** Parses `retry-after-ms` (milliseconds) or `retry-after` (seconds or an HTTP date). */

@@ -31,6 +31,8 @@ export class JsonSchemaValidator {
       strict: false,
       validateFormats: false,
       logger: false,
+      // Model output is hostile input: `required: ['constructor']` must not be met by Object.prototype.
+      ownProperties: true,
     });
     const validate = ajv.compile(rest);
     if (this.cache.size >= CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value as string);

@@ -2,4 +2,5 @@
 // error classification and secret-free messages, usage normalisation). Applications do not need it.
 export { errorTypeFromStatus, genericMessage } from '../error-info';
 export { toProviderTurns, type ProviderTurn } from '../provider-turns';
+export { redactSecrets } from '../redact-secrets';
 export { normalizeUsage } from '../usage';

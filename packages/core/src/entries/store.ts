@@ -17,4 +17,5 @@ export {
   serializeAgentState,
   throwIfAborted,
 } from '../session-store-checks';
+export { fileSegment } from '../file-segment';
 export { nextSessionSummary, pageSessionSummaries } from '../session-summaries';
