@@ -43,7 +43,12 @@ export function deployTool(redis: Redis, world: World, sessionId: string, delayM
     execute: async (_input: unknown, ctx) => {
       const mine = `${process.pid}:${ctx.toolCallId}`;
       const free = await redis.set(`${world.prefix}:executing:${sessionId}`, mine, 'PX', 250, 'NX');
-      if (free !== 'OK') await redis.incr(`${world.prefix}:overlap`);
+      if (free !== 'OK') {
+        // Held by a live process: two processes run this session's tools at once. A holder killed
+        // mid-tool leaves its mark for 250 ms, and a store may hand a dead holder's session over at once.
+        const holder = Number((await redis.get(`${world.prefix}:executing:${sessionId}`))?.split(':')[0]);
+        if (holder > 0 && isAlive(holder)) await redis.incr(`${world.prefix}:overlap`);
+      }
       await redis.incr(`${world.prefix}:exec:${ctx.toolCallId}`);
       await new Promise((resolve) => setTimeout(resolve, delayMs));
       if (free === 'OK') await redis.eval(DEL_IF_MINE, 1, `${world.prefix}:executing:${sessionId}`, mine);
@@ -106,5 +111,14 @@ export async function deleteKeys(prefix: string): Promise<void> {
     } while (cursor !== '0');
   } finally {
     await redis.quit();
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
