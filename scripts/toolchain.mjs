@@ -72,7 +72,17 @@ function npmInstall(folder, spec, what) {
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
   const result = spawnSync(
     npm,
-    ['install', '--no-save', '--no-audit', '--no-fund', '--no-package-lock', '--loglevel=error', '--prefix', tmp, spec],
+    [
+      'install',
+      '--no-save',
+      '--no-audit',
+      '--no-fund',
+      '--no-package-lock',
+      '--loglevel=error',
+      '--prefix',
+      tmp,
+      spec,
+    ],
     { stdio: ['ignore', 'ignore', 'inherit'], shell: process.platform === 'win32' },
   );
   if (result.status !== 0) {
@@ -97,12 +107,17 @@ function ensureNode() {
   const pkg = `node-${platform}`;
   const bin = (dir) => join(dir, 'node_modules', pkg, 'bin');
   let dir = join(TOOLS, `node-${version}`);
-  if (!existsSync(join(bin(dir), 'node'))) dir = npmInstall(`node-${version}`, `${pkg}@${version}`, `Node ${version}`);
+  if (!existsSync(join(bin(dir), 'node')))
+    dir = npmInstall(`node-${version}`, `${pkg}@${version}`, `Node ${version}`);
   if (!existsSync(join(bin(dir), 'node'))) fail(`${pkg}@${version} installed no node binary in ${bin(dir)}.`);
-  const result = spawnSync(join(bin(dir), 'node'), [fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
-    stdio: 'inherit',
-    env: { ...process.env, PATH: pathWith(bin(dir)) },
-  });
+  const result = spawnSync(
+    join(bin(dir), 'node'),
+    [fileURLToPath(import.meta.url), ...process.argv.slice(2)],
+    {
+      stdio: 'inherit',
+      env: { ...process.env, PATH: pathWith(bin(dir)) },
+    },
+  );
   process.exit(result.status ?? 1);
 }
 
@@ -112,7 +127,8 @@ function ensurePnpm() {
   if (found.status === 0 && found.stdout.trim() === PNPM_VERSION) return;
   let dir = join(TOOLS, `pnpm-${PNPM_VERSION}`);
   const bin = (d) => join(d, 'node_modules', '.bin');
-  if (!existsSync(join(bin(dir), 'pnpm'))) dir = npmInstall(`pnpm-${PNPM_VERSION}`, `pnpm@${PNPM_VERSION}`, `pnpm ${PNPM_VERSION}`);
+  if (!existsSync(join(bin(dir), 'pnpm')))
+    dir = npmInstall(`pnpm-${PNPM_VERSION}`, `pnpm@${PNPM_VERSION}`, `pnpm ${PNPM_VERSION}`);
   process.env.PATH = pathWith(bin(dir));
 }
 
@@ -122,7 +138,11 @@ function ensurePnpm() {
  */
 function quiet(cmd, args, { onLine } = {}) {
   return new Promise((done) => {
-    const child = spawn(cmd, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], shell: process.platform === 'win32' });
+    const child = spawn(cmd, args, {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      shell: process.platform === 'win32',
+    });
     const chunks = [];
     let partial = '';
     const collect = (chunk) => {
@@ -171,7 +191,13 @@ async function installAndBuild() {
   install.update('');
   await quiet(
     'pnpm',
-    ['install', '--frozen-lockfile', '--prefer-offline', '--reporter=append-only', '--config.confirmModulesPurge=false'],
+    [
+      'install',
+      '--frozen-lockfile',
+      '--prefer-offline',
+      '--reporter=append-only',
+      '--config.confirmModulesPurge=false',
+    ],
     {
       onLine(line) {
         const match = /Progress: resolved (\d+), reused (\d+), downloaded (\d+), added (\d+)/.exec(line);
@@ -182,14 +208,23 @@ async function installAndBuild() {
   install.done('dependencies installed');
   const build = progress('building the packages…');
   build.update('');
-  await quiet('pnpm', ['exec', 'turbo', 'run', 'build', '--filter=./packages/*', '--output-logs=errors-only']);
+  await quiet('pnpm', [
+    'exec',
+    'turbo',
+    'run',
+    'build',
+    '--filter=./packages/*',
+    '--output-logs=errors-only',
+  ]);
   build.done('packages built');
 }
 
 /** Sends PING to the Redis of REDIS_URL (default 127.0.0.1:6379); resolves to the reply or an error. */
 function pingRedis(url) {
   const { hostname, port, username, password } = new URL(url);
-  const auth = password ? `AUTH ${username ? `${decodeURIComponent(username)} ` : ''}${decodeURIComponent(password)}\r\n` : '';
+  const auth = password
+    ? `AUTH ${username ? `${decodeURIComponent(username)} ` : ''}${decodeURIComponent(password)}\r\n`
+    : '';
   return new Promise((done) => {
     const socket = connect({ host: hostname.replace(/^\[|\]$/g, ''), port: Number(port || 6379) });
     let reply = '';
@@ -235,7 +270,11 @@ if (!commands.includes(command)) fail(`usage: node scripts/toolchain.mjs ${comma
 if (command === 'test') await checkRedis();
 ensureNode();
 ensurePnpm();
-Object.assign(process.env, { TURBO_TELEMETRY_DISABLED: '1', TURBO_NO_UPDATE_NOTIFIER: '1', DO_NOT_TRACK: '1' });
+Object.assign(process.env, {
+  TURBO_TELEMETRY_DISABLED: '1',
+  TURBO_NO_UPDATE_NOTIFIER: '1',
+  DO_NOT_TRACK: '1',
+});
 if (command === 'exec') run(rest[0], rest.slice(1));
 await installAndBuild();
 if (command === 'demo') run('pnpm', ['--silent', '--filter', '@example/quickstart', 'start']);

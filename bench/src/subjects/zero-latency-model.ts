@@ -1,4 +1,4 @@
-import { type ChatModel, type ModelChunk, type ModelRequest } from '@agentkit/core';
+import type { ChatModel, ModelChunk, ModelRequest } from '@agentkit/core';
 import { normalizeUsage } from '@agentkit/core/model';
 import type { Step } from '../workload';
 

@@ -1,5 +1,6 @@
 import type { ChatModel } from './model';
-import type { Logger, PluginOption } from './plugin';
+import type { LoggerOption } from './logger';
+import type { PluginOption } from './plugin';
 import type { AgentState } from './state';
 import type { Tool } from './tool';
 
@@ -28,5 +29,9 @@ export interface AgentOptions {
   /** Reasoning–acting iterations per reply before it ends `exceed_max_iters`. Default 50. */
   maxIters?: number;
   modelRetry?: ModelRetryOptions;
-  logger?: Logger;
+  /**
+   * Where the agent and its plugins log: any object with some of `debug`, `info`, `warn`, `error` (levels
+   * left out are silent). Default `consoleLogger()`: warnings and errors to `console`.
+   */
+  logger?: LoggerOption;
 }

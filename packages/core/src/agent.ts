@@ -8,6 +8,7 @@ import { HookDriver } from './hook-driver';
 import type { JSONValue } from './json';
 import type { ChatModel, ModelChunk, ModelRequest, TokenCountInput } from './model';
 import { streamModel } from './open-model-stream';
+import { toLogger } from './logger';
 import { createMsg } from './msg';
 import type { Msg } from './msg';
 import type { Logger, Plugin, PluginOption, ReplyOptions, SetupContext } from './plugin';
@@ -66,7 +67,7 @@ export class Agent {
     const maxIters = options.maxIters ?? 50;
     if (!Number.isInteger(maxIters) || maxIters < 1)
       throw new ConfigError("Agent option 'maxIters' must be an integer ≥ 1.", { field: 'maxIters' });
-    const logger: Logger = options.logger ?? console;
+    const logger = toLogger(options.logger);
     const plugins = flattenPlugins(options.plugins);
 
     const names = new Set<string>();
@@ -233,7 +234,20 @@ export class Agent {
    * Runs a reply and yields its events as they happen; with `yieldFinalMsg`, the final (or paused)
    * message comes last. A paused reply's stream ends without `REPLY_END`. Breaking out of the loop stops
    * the reply like an interrupt (running tools see the signal) and waits until it has ended cleanly.
+   * Without `yieldFinalMsg` every item is an {@link AgentEvent}.
    */
+  replyStream<S = unknown>(
+    input: AgentInput | undefined,
+    options: ReplyStreamOptions<S> & { yieldFinalMsg: true },
+  ): AsyncGenerator<AgentEvent | Msg<S>, void>;
+  replyStream<S = unknown>(
+    input?: AgentInput,
+    options?: ReplyStreamOptions<S> & { yieldFinalMsg?: false | undefined },
+  ): AsyncGenerator<AgentEvent, void>;
+  replyStream<S = unknown>(
+    input?: AgentInput,
+    options?: ReplyStreamOptions<S>,
+  ): AsyncGenerator<AgentEvent | Msg<S>, void>;
   replyStream<S = unknown>(
     input?: AgentInput,
     options: ReplyStreamOptions<S> = {},

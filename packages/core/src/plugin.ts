@@ -2,6 +2,7 @@ import type { HintBlock, ToolCallBlock, ToolResultBlock } from './blocks';
 import type { Capabilities } from './capabilities';
 import type { InputEvent } from './events';
 import type { JSONObject } from './json';
+import type { Logger } from './logger';
 import type { ChatModel, ModelChunk, ModelRequest, TokenCountInput, ToolChoice } from './model';
 import type { Msg, ReplyFinishedReason } from './msg';
 import type { StandardSchemaV1 } from './standard-schema';
@@ -11,11 +12,7 @@ import type { Tool } from './tool';
 /** A value or a promise of it. */
 export type MaybePromise<T> = T | Promise<T>;
 
-/** Where a log line comes from and how bad it is. Defaults to `console`. */
-export interface Logger {
-  warn(message: string, ...rest: unknown[]): void;
-  error(message: string, ...rest: unknown[]): void;
-}
+export type { Logger } from './logger';
 
 /** What a reply was started with. */
 export type ReplyInput =

@@ -1,4 +1,4 @@
-import { type DataBlock, type ModelRequest, type TextBlock, type ToolChoice } from '@agentkit/core';
+import type { DataBlock, ModelRequest, TextBlock, ToolChoice } from '@agentkit/core';
 import { type ProviderTurn, toProviderTurns } from '@agentkit/core/model';
 import type {
   FunctionTool,

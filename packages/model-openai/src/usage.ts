@@ -1,4 +1,4 @@
-import { type Usage } from '@agentkit/core';
+import type { Usage } from '@agentkit/core';
 import { normalizeUsage } from '@agentkit/core/model';
 import type { CompletionUsage } from 'openai/resources/completions';
 import type { ResponseUsage } from 'openai/resources/responses/responses';
