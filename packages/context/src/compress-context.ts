@@ -15,7 +15,7 @@ import type { CompressionOutcome } from './run-compression';
  */
 export function compressContext(
   agent: CompressibleAgent,
-  options: CompressContextOptions & { plugin?: ContextPlugin } = {},
+  options: CompressContextOptions & { plugin?: ContextPlugin | undefined } = {},
 ): Promise<CompressionOutcome> {
   const { plugin, ...rest } = options;
   return (plugin ?? contextPlugin()).compress(agent, rest);

@@ -8,32 +8,32 @@ import { templateFields } from './render-summary';
  */
 export interface ContextConfig {
   /** Compress when the model input reaches `triggerRatio × contextSize` tokens. `0 < x ≤ 0.9`, default 0.8. */
-  triggerRatio?: number;
+  triggerRatio?: number | undefined;
   /** Keep the newest `reserveRatio × contextSize` tokens word for word. `0 < x < 0.9` and `< triggerRatio`, default 0.1. */
-  reserveRatio?: number;
+  reserveRatio?: number | undefined;
   /** The instruction sent as the last message of the summary call. `{current_time}` is replaced with the ISO time. */
-  compressionPrompt?: string;
+  compressionPrompt?: string | undefined;
   /** Turns the summary fields into the summary text: `{field}` placeholders, `{{`/`}}` for literal braces. */
-  summaryTemplate?: string;
+  summaryTemplate?: string | undefined;
   /** JSON Schema (an object schema) of the fields the model produces for the summary. */
-  summarySchema?: JSONSchema;
+  summarySchema?: JSONSchema | undefined;
   /** Tool results above this many tokens are cut and the rest offloaded. Positive integer, default 50000. */
-  toolResultLimit?: number;
+  toolResultLimit?: number | undefined;
   /** At most this many images stay in the context; older ones are offloaded or removed. Integer ≥ 0, default 5. */
-  maxImageNum?: number;
+  maxImageNum?: number | undefined;
   /**
    * The `CompressContext` tool compresses from `(triggerRatio − contextBufferRatio) × contextSize` tokens, and
    * `@agentkit/injection` warns from there. `0 ≤ x ≤ 1`, and `< triggerRatio` when set or when the tool is
    * enabled (`@agentkit/injection` checks it too); default 0.2.
    */
-  contextBufferRatio?: number;
+  contextBufferRatio?: number | undefined;
   /** Give the agent the `CompressContext` tool. Default `false`. */
-  compressionToolEnabled?: boolean;
+  compressionToolEnabled?: boolean | undefined;
   /**
    * When the summary call fails: `true` (default) keeps the previous summary (or a truncation note) and still
    * drops the old messages; `false` throws and leaves the state untouched.
    */
-  compressionFallbackToTruncation?: boolean;
+  compressionFallbackToTruncation?: boolean | undefined;
 }
 
 /** A {@link ContextConfig} with every field set. */

@@ -28,7 +28,7 @@ export const CONTEXT_PLUGIN_NAME = '@agentkit/context';
 /** Options of {@link contextPlugin}: the {@link ContextConfig} fields and an optional offloader. */
 export interface ContextPluginOptions extends ContextConfig {
   /** Where compressed messages, cut-off tool output and old images go (e.g. `new FileOffloader({ directory })`). */
-  offloader?: Offloader;
+  offloader?: Offloader | undefined;
 }
 
 /** What `compress` needs of an agent (an `Agent` from `@agentkit/core` fits). */
@@ -48,11 +48,11 @@ export type CompressibleAgent = Pick<
 /** Options of a manual compression. */
 export interface CompressContextOptions {
   /** Configuration for this call only, merged over the plugin's (validated the same way). */
-  config?: ContextConfig;
+  config?: ContextConfig | undefined;
   /** Guidance for this summary only (e.g. "keep every file path"); never persisted. */
-  instructions?: HintBlock | string;
+  instructions?: HintBlock | string | undefined;
   /** Aborts the summary call. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /** The context plugin, with its configuration and manual compression. */

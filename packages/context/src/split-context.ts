@@ -12,7 +12,7 @@ export interface SplitContextOptions {
    * Tool calls that must stay, together with everything after them (the `CompressContext` call that is
    * running). Earlier calls whose results follow them are kept too.
    */
-  keepToolCallIds?: readonly string[];
+  keepToolCallIds?: readonly string[] | undefined;
 }
 
 /** The two parts of a split context. */

@@ -25,7 +25,7 @@ export type { AgentInput } from './reply-input';
 /** Options of {@link Agent.replyStream}. */
 export interface ReplyStreamOptions<S = unknown> extends ReplyOptions<S> {
   /** Yield the final (or paused) message after the events. */
-  yieldFinalMsg?: boolean;
+  yieldFinalMsg?: boolean | undefined;
 }
 
 function flattenPlugins(
@@ -206,7 +206,9 @@ export class Agent {
    * Streams one model call outside a reply (a summary, a classification) with the agent's retries and
    * fallback model. Inside hooks use `ctx.streamModel`, which also stops when the reply is interrupted.
    */
-  streamModel(request: Omit<ModelRequest, 'signal'> & { signal?: AbortSignal }): AsyncGenerator<ModelChunk> {
+  streamModel(
+    request: Omit<ModelRequest, 'signal'> & { signal?: AbortSignal | undefined },
+  ): AsyncGenerator<ModelChunk> {
     return streamModel(this.core, { ...request, signal: request.signal ?? new AbortController().signal });
   }
 

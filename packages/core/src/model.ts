@@ -39,10 +39,27 @@ export interface ModelRequest {
  * images).
  */
 export type ModelChunk =
-  | { type: 'text'; delta: string; providerData?: ProviderData; newBlock?: boolean }
-  | { type: 'thinking'; delta: string; providerData?: ProviderData; newBlock?: boolean }
-  | { type: 'tool_call'; id: string; name?: string; delta: string; providerData?: ProviderData }
-  | { type: 'data'; mediaType: string; data: string; newBlock?: boolean; providerData?: ProviderData }
+  | { type: 'text'; delta: string; providerData?: ProviderData | undefined; newBlock?: boolean | undefined }
+  | {
+      type: 'thinking';
+      delta: string;
+      providerData?: ProviderData | undefined;
+      newBlock?: boolean | undefined;
+    }
+  | {
+      type: 'tool_call';
+      id: string;
+      name?: string | undefined;
+      delta: string;
+      providerData?: ProviderData | undefined;
+    }
+  | {
+      type: 'data';
+      mediaType: string;
+      data: string;
+      newBlock?: boolean | undefined;
+      providerData?: ProviderData | undefined;
+    }
   | { type: 'usage'; usage: Usage };
 
 /** What token counting sees: the same fields as a request, without the signal. */

@@ -11,7 +11,7 @@ export interface ModelPlan {
   models: readonly ChatModel[];
   retry: Required<ModelRetryOptions>;
   /** Told (at debug level) about each retry and fallback. */
-  logger?: Logger;
+  logger?: Logger | undefined;
 }
 
 /** An opened model stream whose first chunk has been read, and the model that answered. */

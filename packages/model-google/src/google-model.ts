@@ -20,33 +20,35 @@ export interface GoogleModelOptions {
   /** The Gemini model, e.g. `gemini-2.5-flash` or `gemini-3-pro-preview`. */
   model: string;
   /** A ready client. When given, `apiKey`, `vertexai`, `httpOptions` and `googleAuthOptions` are ignored. */
-  client?: GoogleGenAI;
+  client?: GoogleGenAI | undefined;
   /** Gemini API key (default: the SDK reads `GOOGLE_API_KEY` or `GEMINI_API_KEY`). With `vertexai`: Vertex express mode. */
-  apiKey?: string;
+  apiKey?: string | undefined;
   /**
    * Use Vertex AI. `true` takes project and location from `GOOGLE_CLOUD_PROJECT` / `GOOGLE_CLOUD_LOCATION`
    * (or express mode with `apiKey`); credentials come from Application Default Credentials.
    */
-  vertexai?: boolean | { project?: string; location?: string };
+  vertexai?: boolean | { project?: string | undefined; location?: string | undefined } | undefined;
   /** google-auth-library options for Vertex AI (service account key file, scopes…). */
-  googleAuthOptions?: GoogleGenAIOptions['googleAuthOptions'];
+  googleAuthOptions?: GoogleGenAIOptions['googleAuthOptions'] | undefined;
   /** HTTP options of the client built from these options (`baseUrl`, `headers`, `timeout`, `retryOptions`…). */
-  httpOptions?: HttpOptions;
+  httpOptions?: HttpOptions | undefined;
   /** Context window in tokens (default: from the model name, see `geminiContextSize`). */
-  contextSize?: number;
+  contextSize?: number | undefined;
   /** Thinking: `includeThoughts` streams thought summaries as thinking blocks. */
-  thinking?: ThinkingConfig;
+  thinking?: ThinkingConfig | undefined;
   /**
    * Extra generation settings sent on every call (`temperature`, `maxOutputTokens`, `safetySettings`…).
    * The adapter's own fields (system instruction, tools, tool config, abort signal) win.
    */
-  config?: Omit<GenerateContentConfig, 'systemInstruction' | 'tools' | 'toolConfig' | 'abortSignal'>;
+  config?:
+    | Omit<GenerateContentConfig, 'systemInstruction' | 'tools' | 'toolConfig' | 'abortSignal'>
+    | undefined;
   /**
    * Give the first function call of a model turn Google's documented placeholder signature when the turn
    * has none (history Gemini did not produce: another model, a scripted turn). Default: on for Gemini 3
    * models, which reject such turns otherwise.
    */
-  fillMissingSignatures?: boolean;
+  fillMissingSignatures?: boolean | undefined;
 }
 
 /** JSON text of `value`, cut to its first and last 64 KiB (a digest input; inline media can be megabytes). */

@@ -16,14 +16,14 @@ export interface GenerateStructuredOutputToolOptions {
   /** The stored JSON Schema of the reply (titles included). */
   jsonSchema: JSONSchema;
   /** The schema object, when the reply was started in this process; validation then uses it. */
-  liveSchema?: StandardSchemaV1 | null;
+  liveSchema?: StandardSchemaV1 | null | undefined;
   /** Validates against `jsonSchema` when there is no live schema. */
   validator: JsonSchemaValidator;
   /**
    * Called when the schema itself is at fault (its output is not plain JSON), before the call's error
    * result is saved; the plugin ends the reply with that error instead of letting the model retry.
    */
-  onSchemaProblem?: (toolCallId: string, message: string) => void;
+  onSchemaProblem?: ((toolCallId: string, message: string) => void) | undefined;
 }
 
 /**

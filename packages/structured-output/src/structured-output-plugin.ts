@@ -25,7 +25,7 @@ export interface StructuredOutputOptions {
    * Extra iterations after `maxIters` during which the `GenerateStructuredOutput` call is forced; after
    * them the reply ends `exceed_max_iters` with `structuredOutput: null`. A positive integer, default 5.
    */
-  graceIters?: number;
+  graceIters?: number | undefined;
 }
 
 /** What the plugin keeps in `state.reply.data[name]` for the current reply: the schema as JSON Schema. */

@@ -30,7 +30,7 @@ export class AgentkitError extends Error {
   /** A stable code for programmatic handling. */
   readonly code: AgentkitErrorCode;
 
-  constructor(code: AgentkitErrorCode, message: string, options?: { cause?: unknown }) {
+  constructor(code: AgentkitErrorCode, message: string, options?: { cause?: unknown | undefined }) {
     super(message, options);
     this.name = new.target.name;
     this.code = code;
