@@ -7,9 +7,16 @@ import {
   type HttpOptions,
   type ThinkingConfig,
 } from '@google/genai';
-import { ConfigError, type ChatModel, type ModelChunk, type ModelRequest } from '@agentkit/core';
+import {
+  ConfigError,
+  type ChatModel,
+  type ModelChunk,
+  type ModelRequest,
+  type TokenCountInput,
+} from '@agentkit/core';
 import { geminiContextSize } from './context-sizes';
 import { GeminiStreamReader } from './gemini-stream-reader';
+import { estimateTokens, GeminiTokenCounter } from './gemini-token-counter';
 import { stableHash } from './stable-tool-call-id';
 import { toGeminiContents } from './to-gemini-contents';
 import { toGeminiToolConfig, toGeminiTools } from './to-gemini-tools';
@@ -49,6 +56,11 @@ export interface GoogleModelOptions {
    * models, which reject such turns otherwise.
    */
   fillMissingSignatures?: boolean | undefined;
+  /**
+   * Count tokens with Gemini's count-tokens endpoint (`models.countTokens`, cached; core's estimate when it
+   * fails). Default `true`; `false` leaves counting to core's estimate.
+   */
+  countTokens?: boolean | undefined;
 }
 
 /** JSON text of `value`, cut to its first and last 64 KiB (a digest input; inline media can be megabytes). */
@@ -101,8 +113,15 @@ export class GoogleModel implements ChatModel {
   readonly contextSize: number;
   /** The SDK client the model calls. */
   readonly client: GoogleGenAI;
+  /**
+   * Counts tokens for core's counter (see {@link GeminiTokenCounter.count}): the endpoint's count when
+   * this content was counted before, else a calibrated estimate while the endpoint counts it. Absent with
+   * `countTokens: false`.
+   */
+  readonly countTokens: ((input: TokenCountInput) => number) | undefined;
   private readonly options: GoogleModelOptions;
   private readonly fillMissingSignatures: boolean;
+  private readonly tokenCounter: GeminiTokenCounter | undefined;
 
   constructor(options: GoogleModelOptions) {
     validate(options);
@@ -111,6 +130,19 @@ export class GoogleModel implements ChatModel {
     this.contextSize = options.contextSize ?? geminiContextSize(options.model);
     this.client = options.client ?? buildClient(options);
     this.fillMissingSignatures = options.fillMissingSignatures ?? /(^|\/)gemini-3/i.test(options.model);
+    const counter =
+      options.countTokens === false ? undefined : new GeminiTokenCounter(this.client, options.model);
+    this.tokenCounter = counter;
+    this.countTokens = counter ? (input) => counter.count(input) : undefined;
+  }
+
+  /**
+   * Counts tokens through Gemini's count-tokens endpoint and waits for the answer (cached by content);
+   * core's estimate when the endpoint fails or counting is off.
+   */
+  countTokensExact(input: TokenCountInput, signal?: AbortSignal): Promise<number> {
+    if (!this.tokenCounter) return Promise.resolve(estimateTokens(input));
+    return this.tokenCounter.countExact(input, signal);
   }
 
   /** The `generateContentStream` parameters of a request (exposed for inspection and tests). */
