@@ -18,7 +18,7 @@ describe('toJsonSchema', () => {
     });
   });
 
-  it('handles recursive schemas ($defs and $ref), which ajv then validates', () => {
+  it('handles recursive schemas ($defs and $ref), which the validator then follows', () => {
     interface Node {
       name: string;
       children: Node[];
