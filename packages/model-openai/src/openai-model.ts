@@ -169,8 +169,10 @@ export function createOpenAIModel(options: OpenAIModelOptions): OpenAIModel {
 }
 
 function buildClient(options: OpenAIModelOptions): OpenAI {
-  const apiKey = options.apiKey ?? process.env.OPENAI_API_KEY;
-  const baseURL = options.baseURL ?? process.env.OPENAI_BASE_URL;
+  // `process` is missing in Workers and browsers: there the options are the only source.
+  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env ?? {};
+  const apiKey = options.apiKey ?? env.OPENAI_API_KEY;
+  const baseURL = options.baseURL ?? env.OPENAI_BASE_URL;
   if (!apiKey && !baseURL)
     throw new ConfigError(
       'No OpenAI API key: pass { apiKey } or set OPENAI_API_KEY (or pass a baseURL for a server without authentication).',
