@@ -18,6 +18,7 @@ import { type EventSink, ReplyStream } from './reply-stream';
 import { isStandardSchema } from './standard-schema';
 import { type AgentState, createAgentState, parseAgentState } from './state';
 import { TokenCounter } from './token-count';
+import { toolJsonSchema } from './tool-input';
 import type { Tool } from './tool';
 
 export type { AgentInput } from './reply-input';
@@ -106,6 +107,7 @@ export class Agent {
     ]) {
       if (tools.has(tool.name))
         throw new ConfigError(`Two tools are named '${tool.name}'.`, { field: 'tools' });
+      toolJsonSchema(tool);
       tools.set(tool.name, tool);
       if (owner) toolOwners.set(tool.name, owner);
     }

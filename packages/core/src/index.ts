@@ -125,5 +125,5 @@ export {
   type ToolOutput,
   type ToolResult,
 } from './tool';
-export { toolJsonSchema } from './tool-input';
+export { toolJsonSchema, zodVersionProblem } from './tool-input';
 export { addUsage, emptyUsage, type Usage } from './usage';

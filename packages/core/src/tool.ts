@@ -3,6 +3,7 @@ import type { JSONObject, JSONSchema } from './json';
 import type { StandardSchemaV1 } from './standard-schema';
 import type { PluginContext } from './plugin';
 import type { AgentState } from './state';
+import { toolJsonSchema } from './tool-input';
 
 /** What a tool receives besides its input. */
 export interface ToolContext {
@@ -78,7 +79,8 @@ export interface Tool<I = any> {
 }
 
 /**
- * Defines a tool; exists for type inference of `execute`'s input.
+ * Defines a tool: infers `execute`'s input type and checks that the input schema can be sent to a model
+ * (throws `ConfigError` otherwise, e.g. for a zod schema older than 4.2).
  * @example
  * const add = defineTool({
  *   name: 'add', description: 'Add two numbers',
@@ -87,5 +89,7 @@ export interface Tool<I = any> {
  * });
  */
 export function defineTool<I>(tool: Tool<I>): Tool<I> {
+  // Fails here, not at the first reply, when the schema cannot give the model a JSON Schema.
+  toolJsonSchema(tool);
   return tool;
 }

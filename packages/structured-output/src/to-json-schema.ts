@@ -1,4 +1,4 @@
-import type { JSONSchema, StandardSchemaV1 } from '@agentkit/core';
+import { type JSONSchema, type StandardSchemaV1, zodVersionProblem } from '@agentkit/core';
 import type { JsonSchemaValidator } from './json-schema-validator';
 import { StructuredSchemaError } from './structured-schema-error';
 
@@ -18,6 +18,8 @@ export function isStandardSchemaLike(value: unknown): value is StandardSchemaV1 
  */
 export function toJsonSchema(schema: unknown, validator: JsonSchemaValidator): JSONSchema {
   let raw: unknown;
+  const problem = zodVersionProblem(schema);
+  if (problem) throw new StructuredSchemaError(`The structuredSchema cannot be used: ${problem}.`);
   if (isStandardSchemaLike(schema)) {
     const converter = schema['~standard'].jsonSchema;
     if (!converter || typeof converter.input !== 'function')
