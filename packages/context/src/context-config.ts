@@ -39,7 +39,7 @@ export interface ContextConfig {
 /** A {@link ContextConfig} with every field set. */
 export type ResolvedContextConfig = Required<ContextConfig>;
 
-/** The reference defaults. */
+/** The defaults of every option. */
 export const DEFAULT_CONTEXT_CONFIG: Readonly<ResolvedContextConfig> = Object.freeze({
   triggerRatio: 0.8,
   reserveRatio: 0.1,
@@ -62,7 +62,7 @@ const fail = (field: string, message: string): never => {
 const isRatio = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
 
 /**
- * Merges `config` over `base` (default: the reference defaults) and validates the result. Throws
+ * Merges `config` over `base` (default: {@link DEFAULT_CONTEXT_CONFIG}) and validates the result. Throws
  * {@link ConfigError} naming the offending field: ratios out of range, `reserveRatio ≥ triggerRatio`,
  * `contextBufferRatio ≥ triggerRatio` (when `config` sets the buffer or enables the `CompressContext` tool,
  * the only things here that use it), a template placeholder the schema does not define, and so on.
@@ -79,7 +79,7 @@ export function resolveContextConfig(
     if (value !== undefined) (out as Record<string, unknown>)[key] = value;
   }
   // The buffer only matters to the CompressContext tool (and to @agentkit/injection, which checks it itself):
-  // a low triggerRatio with the default buffer is valid (reference: the check applies with injection on).
+  // a low triggerRatio with the default buffer is valid unless the buffer is set or the tool is on.
   validate(out, config?.contextBufferRatio !== undefined || config?.compressionToolEnabled === true);
   // Never share the schema object between configurations (a caller may edit theirs).
   out.summarySchema = structuredClone(out.summarySchema);

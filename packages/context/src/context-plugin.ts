@@ -61,7 +61,7 @@ export interface ContextPlugin extends Plugin {
   readonly config: Readonly<ResolvedContextConfig>;
   readonly offloader: Offloader | undefined;
   /**
-   * Compresses an agent's context now (reference `compress_context`): limits images, and when the input
+   * Compresses an agent's context now: limits images, and when the input
    * reaches `triggerRatio × contextSize`, summarises the older messages. Call it between replies or while a
    * reply is paused. Throws `ContextBusyError` while the agent is replying, `ContextThresholdError` when the
    * system prompt (and summary) alone reach the threshold, `ContextCompressionError` when the summary fails

@@ -24,7 +24,7 @@ export interface ContextSplit {
 }
 
 /**
- * Splits a context into an older part to compress and a newer part to keep, like the reference:
+ * Splits a context into an older part to compress and a newer part to keep:
  *
  * 1. Walk from the newest message back and stop at the first message `i` where
  *    `baseTokens + tokens(context[i:])` reaches `budget`. If none does, everything is kept.

@@ -2,7 +2,7 @@ import { ConfigError } from '@agentkit/core';
 import { DEFAULT_INJECTION_SOURCE, DEFAULT_TEMPLATE, DEFAULT_TOOL_RETRIES_HINT } from './texts';
 import { checkTimeFormat } from './time-format';
 
-/** Options of {@link injection}; every field is optional and defaults to the seed's value. */
+/** Options of {@link injection}; every field is optional (the defaults are in the README's table). */
 export interface InjectionConfig {
   /** Master switch; `false` turns runtime-state injection off entirely. Default `true`. */
   injectRuntimeState?: boolean | undefined;
@@ -30,7 +30,7 @@ export interface InjectionConfig {
   template?: string | undefined;
   /**
    * The `source` of injected hints, used to recognise earlier injections (exact equality). A string, or
-   * the `{ label, sublabel? }` object the seed shows, stored as the reference's JSON text
+   * a `{ label, sublabel? }` object, stored as its JSON text
    * (`'{"label": "System", "sublabel": "Runtime State"}'`, the default).
    */
   injectionSource?: string | InjectionSourceLabel | undefined;
@@ -186,8 +186,8 @@ export function resolveInjectionConfig(config: InjectionConfig = {}): ResolvedIn
 }
 
 /**
- * The hint `source` string: a string as given; a `{ label, sublabel? }` object as the reference's JSON
- * text (`{"label": "System", "sublabel": "Runtime State"}`, Python's `json.dumps` spacing).
+ * The hint `source` string: a string as given; a `{ label, sublabel? }` object as its JSON
+ * text, spaced after `:` and `,` (`{"label": "System", "sublabel": "Runtime State"}`).
  */
 function resolveSource(value: unknown): string {
   if (value === undefined) return DEFAULT_INJECTION_SOURCE;

@@ -8,7 +8,7 @@ import {
   STRUCTURED_OUTPUT_SUCCESS_TEXT,
 } from './texts';
 
-/** The closing text of a reply that produced its structured output (the reference's placeholder). */
+/** The closing text of a reply that produced its structured output (a placeholder: the result is `structuredOutput`). */
 export const STRUCTURED_OUTPUT_PLACEHOLDER = 'The required structured output is generated.';
 
 /** What {@link createGenerateStructuredOutputTool} needs. */

@@ -139,7 +139,7 @@ export function structuredOutput(options: StructuredOutputOptions = {}): Plugin 
       },
 
       beforeTool({ ctx, toolCall }) {
-        // The reference always allows the final tool: it only validates and records the output.
+        // The final tool is always allowed: it only validates and records the output.
         if (toolCall.name === GENERATE_STRUCTURED_OUTPUT_TOOL_NAME && storedSchema(ctx) !== null)
           return { decision: 'allow' };
       },
