@@ -84,7 +84,7 @@ export interface ChatModel {
    * Counts tokens more exactly than core's estimate, when the adapter can. Core calls it per message
    * (and once for system prompt + tools) and caches the results, so it should be a pure function.
    */
-  countTokens?(input: TokenCountInput): number;
+  countTokens?: ((input: TokenCountInput) => number) | undefined;
 }
 
 /** A data block as a chunk payload; re-exported for adapter authors. */
