@@ -11,11 +11,11 @@
 //
 // Written for old Nodes on purpose (no dependencies, nothing newer than Node 18 needs).
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import { homedir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cachedNode, fail, npmInstall, say, TOOLS } from './tool-cache.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const ROOT_PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
@@ -28,16 +28,6 @@ const NODE_PACKAGES = {
   'linux-arm64': '24.22.1',
   'darwin-x64': '24.18.1',
 };
-const TOOLS =
-  process.env.AGENTKIT_TOOLS ||
-  join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'agentkit-tools');
-
-const say = (line) => process.stderr.write(`agentkit: ${line}\n`);
-/** Ends the process with one line that says what to do. */
-function fail(line) {
-  say(line);
-  process.exit(1);
-}
 
 const atLeast = (version, min) => {
   const [a, b = 0, c = 0] = version.split('.').map(Number);
@@ -58,42 +48,6 @@ function onPath(name) {
     .some((dir) => dir && exts.some((ext) => existsSync(join(dir, name + ext))));
 }
 
-/**
- * `npm install`s one package into `$TOOLS/<folder>` (each tool in its own folder: a shared prefix
- * would prune the other one). Installs into a temporary folder and renames it, so an interrupted
- * download never looks installed.
- */
-function npmInstall(folder, spec, what) {
-  const target = join(TOOLS, folder);
-  const tmp = `${target}.tmp-${process.pid}`;
-  say(`fetching ${what} from the npm registry into ${target} (once)…`);
-  rmSync(tmp, { recursive: true, force: true });
-  mkdirSync(tmp, { recursive: true });
-  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  const result = spawnSync(
-    npm,
-    [
-      'install',
-      '--no-save',
-      '--no-audit',
-      '--no-fund',
-      '--no-package-lock',
-      '--loglevel=error',
-      '--prefix',
-      tmp,
-      spec,
-    ],
-    { stdio: ['ignore', 'ignore', 'inherit'], shell: process.platform === 'win32' },
-  );
-  if (result.status !== 0) {
-    rmSync(tmp, { recursive: true, force: true });
-    fail(`could not install ${spec} with npm (see above); check that the npm registry is reachable.`);
-  }
-  rmSync(target, { recursive: true, force: true });
-  renameSync(tmp, target);
-  return target;
-}
-
 /** Re-runs this script under Node 24 from the cache when the running Node is too old. */
 function ensureNode() {
   if (atLeast(process.versions.node, MIN_NODE)) return;
@@ -104,20 +58,11 @@ function ensureNode() {
       `Node ≥ ${MIN_NODE} is needed (this is ${process.version}) and npm has no Node 24 build for ${platform}: ` +
         'install Node 24 from https://nodejs.org (or with nvm, fnm, Homebrew) and run the command again.',
     );
-  const pkg = `node-${platform}`;
-  const bin = (dir) => join(dir, 'node_modules', pkg, 'bin');
-  let dir = join(TOOLS, `node-${version}`);
-  if (!existsSync(join(bin(dir), 'node')))
-    dir = npmInstall(`node-${version}`, `${pkg}@${version}`, `Node ${version}`);
-  if (!existsSync(join(bin(dir), 'node'))) fail(`${pkg}@${version} installed no node binary in ${bin(dir)}.`);
-  const result = spawnSync(
-    join(bin(dir), 'node'),
-    [fileURLToPath(import.meta.url), ...process.argv.slice(2)],
-    {
-      stdio: 'inherit',
-      env: { ...process.env, PATH: pathWith(bin(dir)) },
-    },
-  );
+  const node = cachedNode(version);
+  const result = spawnSync(node, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
+    stdio: 'inherit',
+    env: { ...process.env, PATH: pathWith(dirname(node)) },
+  });
   process.exit(result.status ?? 1);
 }
 

@@ -27,7 +27,10 @@ import ts from 'typescript';
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, '../..');
 const BLOCKS = join(HERE, '.blocks');
-const ADAPTERS = { '@agentkit/model-openai': 'createOpenAIModel', '@agentkit/model-google': 'createGoogleModel' };
+const ADAPTERS = {
+  '@agentkit/model-openai': 'createOpenAIModel',
+  '@agentkit/model-google': 'createGoogleModel',
+};
 
 /** The READMEs to check: the given ones, else the root's, every package's and every example's. */
 function readmes(args) {
@@ -54,7 +57,13 @@ function blocksOf(file) {
     const start = i + 1;
     let end = start;
     while (end < lines.length && lines[end].trim() !== '```') end++;
-    const block = { file, line: start + 1, code: lines.slice(start, end).join('\n'), run: false, continues: false };
+    const block = {
+      file,
+      line: start + 1,
+      code: lines.slice(start, end).join('\n'),
+      run: false,
+      continues: false,
+    };
     block.setup = [];
     // The comment right before the fence (blank lines between are fine).
     let j = i - 1;
@@ -74,7 +83,8 @@ function blocksOf(file) {
         block.run = flags.includes('run');
         block.continues = flags.includes('continues');
         for (const flag of flags)
-          if (!['run', 'continues'].includes(flag)) throw new Error(`${file}:${start}: unknown check flag '${flag}'`);
+          if (!['run', 'continues'].includes(flag))
+            throw new Error(`${file}:${start}: unknown check flag '${flag}'`);
         for (const line of rest) {
           if (line.startsWith('model:')) block.model = line.slice('model:'.length).trim();
           else block.setup.push(line);
@@ -181,7 +191,8 @@ function typecheck(blocks) {
 function runBlock(block) {
   const cwd = mkdtempSync(join(tmpdir(), 'agentkit-readme-'));
   const env = { ...process.env };
-  for (const key of ['OPENAI_API_KEY', 'GEMINI_API_KEY', 'GOOGLE_API_KEY', 'OPENAI_BASE_URL']) delete env[key];
+  for (const key of ['OPENAI_API_KEY', 'GEMINI_API_KEY', 'GOOGLE_API_KEY', 'OPENAI_BASE_URL'])
+    delete env[key];
   return new Promise((done) => {
     const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), block.runSource], {
       cwd,
