@@ -4,7 +4,8 @@
 //
 // A block may be preceded by an HTML comment (invisible on GitHub and npm) that says how to check it:
 //
-//   <!-- check: run -->                       run it (in a fresh temp dir as cwd, 60 s at most)
+//   <!-- check: run -->                       run it (in a fresh temp dir as cwd, 60 s at most), on this
+//                                             Node and on Node 22.12, the oldest the packages support
 //   <!-- check: run
 //   model: [textChunks('Paris.')]             run it, with createOpenAIModel / createGoogleModel
 //   -->                                       answering from a ScriptedModel with these responses
@@ -23,6 +24,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
+import { cachedNode } from '../tool-cache.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, '../..');
@@ -187,14 +189,21 @@ function typecheck(blocks) {
   return failures;
 }
 
-/** Runs a block with tsx in a fresh temp dir. Resolves to null or the failure. */
-function runBlock(block) {
+/** The oldest Node the packages support: runnable blocks run on it too (where npm has its build). */
+const MIN_NODE = '22.12.0';
+const nodes = () => [
+  process.execPath,
+  ...(process.platform === 'linux' && process.arch === 'x64' ? [cachedNode(MIN_NODE)] : []),
+];
+
+/** Runs a block with tsx in a fresh temp dir, on `node`. Resolves to null or the failure. */
+function runBlock(block, node) {
   const cwd = mkdtempSync(join(tmpdir(), 'agentkit-readme-'));
   const env = { ...process.env };
   for (const key of ['OPENAI_API_KEY', 'GEMINI_API_KEY', 'GOOGLE_API_KEY', 'OPENAI_BASE_URL'])
     delete env[key];
   return new Promise((done) => {
-    const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), block.runSource], {
+    const child = spawn(node, ['--import', import.meta.resolve('tsx'), block.runSource], {
       cwd,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -207,7 +216,8 @@ function runBlock(block) {
       clearTimeout(timer);
       rmSync(cwd, { recursive: true, force: true });
       block.output = output;
-      done(code === 0 ? null : `exited with ${signal ?? code}:\n${output.trimEnd()}`);
+      const on = node === process.execPath ? '' : ` on ${node}`;
+      done(code === 0 ? null : `exited with ${signal ?? code}${on}:\n${output.trimEnd()}`);
     });
   });
 }
@@ -224,13 +234,16 @@ let failed = 0;
 for (const block of blocks) {
   const where = `${relative(ROOT, block.file)}:${block.line}`;
   const problems = failures.get(block) ?? [];
-  if (problems.length === 0 && block.run) {
-    const problem = await runBlock(block);
-    if (problem) problems.push(`${where}: ${problem}`);
-  }
+  if (problems.length === 0 && block.run)
+    for (const node of nodes()) {
+      const problem = await runBlock(block, node);
+      if (problem) problems.push(`${where}: ${problem}`);
+    }
   if (problems.length === 0) {
     passed++;
-    console.log(`✓ ${where} ${block.run ? 'type-checks and runs' : 'type-checks'}`);
+    console.log(
+      `✓ ${where} ${block.run ? `type-checks and runs (Node ${nodes().length > 1 ? `${process.versions.node}, ${MIN_NODE}` : process.versions.node})` : 'type-checks'}`,
+    );
     if (verbose && block.output) console.log(`    ${block.output.trimEnd().replaceAll('\n', '\n    ')}`);
   } else {
     failed++;
