@@ -96,14 +96,15 @@ try {
       typeof manifest.bugs?.url === 'string',
       Array.isArray(manifest.keywords) && manifest.keywords.length > 2,
     ].every(Boolean);
-    if (METADATA_PENDING.has(p.name)) {
-      if (!metadata)
-        console.log(`pack-check: ${p.name}: metadata still pending (repository, homepage, bugs, keywords)`);
-    } else
+    if (PACKAGING_PENDING.has(p.name)) {
+      if (!metadata || !lean) console.log(`pack-check: ${p.name}: packaging still pending (metadata, files)`);
+    } else {
       check(
         metadata,
         `${p.name}: incomplete metadata (license, description, repository, homepage, bugs, keywords)`,
       );
+      check(lean, `${p.name}: ships source maps or src/ (only dist and LICENSE belong in the tarball)`);
+    }
     p.bytes = sizeOf(dir);
   }
   const bytes = (name) => packages.find((p) => p.name === name).bytes;

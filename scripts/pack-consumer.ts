@@ -18,7 +18,7 @@ import {
 } from '@agentkit/core';
 import { toProviderTurns } from '@agentkit/core/model';
 import { nextSessionSummary } from '@agentkit/core/store';
-import { ScriptedModel, textChunks, toolCallChunk } from '@agentkit/core/testing';
+import { ScriptedModel, toolCallChunk } from '@agentkit/core/testing';
 import { contextPlugin } from '@agentkit/context';
 import { injection } from '@agentkit/injection';
 import { createGoogleModel } from '@agentkit/model-google';

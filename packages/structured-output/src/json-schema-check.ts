@@ -74,7 +74,8 @@ function check(schema: unknown, where: string, root: JSONSchema): void {
   for (const key of [...SCHEMA, ...SCHEMA_ONLY])
     if (key in schema) check(schema[key], `${where}/${key}`, root);
   if ('items' in schema) {
-    if (Array.isArray(schema.items)) schema.items.forEach((s, i) => check(s, `${where}/items/${i}`, root));
+    if (Array.isArray(schema.items))
+      for (const [i, s] of schema.items.entries()) check(s, `${where}/items/${i}`, root);
     else check(schema.items, `${where}/items`, root);
   }
   for (const key of SCHEMA_MAPS) {
@@ -91,7 +92,7 @@ function check(schema: unknown, where: string, root: JSONSchema): void {
     const list = schema[key];
     if (!Array.isArray(list) || (key !== 'prefixItems' && list.length === 0))
       throw new Error(`${where}/${key} must be a non-empty list of schemas`);
-    list.forEach((s, i) => check(s, `${where}/${key}/${i}`, root));
+    for (const [i, s] of list.entries()) check(s, `${where}/${key}/${i}`, root);
   }
 }
 
