@@ -23,7 +23,7 @@ for cmd in "npm run demo" "npm test"; do
   if [ "$cmd" = "npm run demo" ]; then
     # The demo's own output must come right after the toolchain's few status lines: no build logs, no
     # engine warnings, no telemetry banner.
-    grep -E -i 'unsupported engine|telemetry|WARN' "$work/out.log" && {
+    grep -E -i 'unsupported engine|telemetry|WARN|npm notice' "$work/out.log" && {
       echo "newcomer: the demo's output has noise (above)"
       exit 1
     }
@@ -32,7 +32,7 @@ for cmd in "npm run demo" "npm test"; do
       echo "newcomer: the demo did not finish its reply"
       exit 1
     }
-    head -n 12 "$work/out.log"
+    head -n 24 "$work/out.log"
   else
     tail -n 6 "$work/out.log"
   fi

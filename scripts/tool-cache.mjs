@@ -37,6 +37,7 @@ export function npmInstall(folder, spec, what) {
       '--no-save',
       '--no-audit',
       '--no-fund',
+      '--no-update-notifier',
       '--no-package-lock',
       '--loglevel=error',
       '--prefix',
