@@ -25,7 +25,7 @@ import { ContextBusyError, ContextCompressionError } from './errors';
 import { FileOffloader } from './file-offloader';
 import { chars, summaryStep } from './__fixtures__/summary-fixtures';
 
-const quiet: Logger = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
+const quiet: Logger = { warn: () => {}, error: () => {} };
 /** 70 + 30 tokens of a 200-token model: above the 0.5 trigger, and the reserve (0.2) keeps only 'recent'. */
 const history = (): Msg[] => [
   createMsg({ role: 'user', id: 'old', content: chars('o', 70) }),

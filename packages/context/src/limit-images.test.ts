@@ -146,12 +146,7 @@ describe('limitContextImages (reference max_image_num cases)', () => {
       offloadContext: async () => '',
       offloadToolResult: async () => '',
     };
-    const logger = {
-      debug: () => {},
-      info: () => {},
-      warn: (m: string) => warnings.push(m),
-      error: () => {},
-    };
+    const logger = { warn: (m: string) => warnings.push(m), error: () => {} };
     const next = await limitContextImages(imageContext(), {
       maxImageNum: 4,
       offloader: failing,

@@ -1,5 +1,5 @@
 import type { ChatModel } from './model';
-import type { LoggerOption } from './logger';
+import type { Logger } from './logger';
 import type { PluginOption } from './plugin';
 import type { AgentState } from './state';
 import type { Tool } from './tool';
@@ -30,8 +30,8 @@ export interface AgentOptions {
   maxIters?: number | undefined;
   modelRetry?: ModelRetryOptions | undefined;
   /**
-   * Where the agent and its plugins log: any object with some of `debug`, `info`, `warn`, `error` (levels
-   * left out are silent). Default `consoleLogger()`: warnings and errors to `console`.
+   * Where the agent and its plugins log (`debug` and `info` are optional). Default `consoleLogger()`:
+   * warnings and errors to `console`, debug and info dropped.
    */
-  logger?: LoggerOption | undefined;
+  logger?: Logger | undefined;
 }

@@ -41,7 +41,7 @@ export {
 } from './errors/store-errors';
 export * from './events';
 export { newId } from './ids';
-export { consoleLogger, type LogLevel, type LoggerOption } from './logger';
+export { consoleLogger, toLogger, type LogLevel } from './logger';
 export { InMemorySessionStore } from './in-memory-session-store';
 export type { JSONObject, JSONPrimitive, JSONSchema, JSONValue } from './json';
 export type { ChatModel, ModelChunk, ModelRequest, TokenCountInput, ToolChoice, ToolSchema } from './model';

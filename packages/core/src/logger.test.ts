@@ -2,7 +2,7 @@ import { afterEach, describe, expect, expectTypeOf, it, vi } from 'vitest';
 import { Agent } from './agent';
 import type { AgentEvent } from './events';
 import { ModelError } from './errors/model-error';
-import { consoleLogger, toLogger } from './logger';
+import { consoleLogger, type Logger, toLogger } from './logger';
 import type { Msg } from './msg';
 import { ScriptedModel, textChunks } from './testing';
 
@@ -48,7 +48,7 @@ describe('Logger', () => {
         lines.push(`${this.prefix}: ${m}`);
       },
     };
-    const log = toLogger(custom);
+    const log = toLogger(custom as Partial<Logger>);
     log.debug('ignored');
     log.info('ignored');
     log.warn('careful');
@@ -65,7 +65,7 @@ describe('Logger', () => {
       name: 'a',
       model: failOnce(),
       modelRetry: { initialDelayMs: 1 },
-      logger: { debug: (m: string) => debug.push(m) },
+      logger: { debug: (m: string) => debug.push(m), warn: () => {}, error: () => {} },
     });
     expect((await agent.reply('hi')).finishedReason).toBe('completed');
     expect(debug).toEqual([

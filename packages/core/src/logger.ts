@@ -4,17 +4,15 @@ export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 /**
  * Where the agent and its plugins report what happens: `debug` (retries, fallbacks, decisions),
  * `info` (notable events), `warn` (something was ignored or degraded), `error` (a reply or a hook
- * failed). `console` is a `Logger`; so are pino's and winston's loggers.
+ * failed). `console` is a `Logger`; so are pino's and winston's loggers. `debug` and `info` are optional:
+ * a logger without them drops those lines, so plugins call them as `ctx.logger.debug?.(…)`.
  */
 export interface Logger {
-  debug(message: string, ...rest: unknown[]): void;
-  info(message: string, ...rest: unknown[]): void;
+  debug?(message: string, ...rest: unknown[]): void;
+  info?(message: string, ...rest: unknown[]): void;
   warn(message: string, ...rest: unknown[]): void;
   error(message: string, ...rest: unknown[]): void;
 }
-
-/** A logger as the `logger` option takes it: the levels it leaves out are dropped. */
-export type LoggerOption = Partial<Logger>;
 
 const ORDER: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
 const noop = (): void => {};
@@ -23,15 +21,18 @@ const noop = (): void => {};
  * A logger that writes to `console` from `level` up (default `'warn'`: debug and info are dropped). The
  * agent's default logger is `consoleLogger()`; pass `consoleLogger('debug')` to see everything.
  */
-export function consoleLogger(level: LogLevel = 'warn'): Logger {
+export function consoleLogger(level: LogLevel = 'warn'): Required<Logger> {
   const from = ORDER.indexOf(level);
   const at = (l: LogLevel) =>
     ORDER.indexOf(l) >= from ? (message: string, ...rest: unknown[]) => console[l](message, ...rest) : noop;
   return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }
 
-/** The full {@link Logger} for an agent's `logger` option: missing levels are silent; none given is `consoleLogger()`. */
-export function toLogger(option: LoggerOption | undefined): Logger {
+/**
+ * Every level of a logger, bound to it: levels it lacks are silent; no logger is `consoleLogger()`. For
+ * packages that take a `logger` option and want to call any level without checking.
+ */
+export function toLogger(option: Partial<Logger> | undefined): Required<Logger> {
   if (!option) return consoleLogger();
   const bind = (l: LogLevel) => {
     const write = option[l];

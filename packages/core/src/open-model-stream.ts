@@ -30,7 +30,7 @@ export async function openModelStream(plan: ModelPlan, request: ModelRequest): P
   const { maxRetries, initialDelayMs, maxDelayMs } = plan.retry;
   let lastError: unknown;
   for (const [index, model] of plan.models.entries()) {
-    if (index > 0) plan.logger?.debug('agentkit: the model failed; trying the fallback model');
+    if (index > 0) plan.logger?.debug?.('agentkit: the model failed; trying the fallback model');
     for (let attempt = 0; attempt <= maxRetries; attempt++) {
       try {
         const iterator = model.stream(request)[Symbol.asyncIterator]();
@@ -46,7 +46,7 @@ export async function openModelStream(plan: ModelPlan, request: ModelRequest): P
         if (attempt < maxRetries) {
           const retryAfter = (error as Partial<ModelError>).retryAfterMs;
           const delayMs = Math.min(maxDelayMs, retryAfter ?? initialDelayMs * 2 ** attempt);
-          plan.logger?.debug(
+          plan.logger?.debug?.(
             `agentkit: model call failed (${(error as Error)?.message ?? String(error)}); retry ${attempt + 1} of ${maxRetries} in ${delayMs} ms`,
           );
           await sleep(delayMs, request.signal);

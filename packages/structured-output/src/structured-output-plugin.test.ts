@@ -44,8 +44,6 @@ function recordingLogger(): Logger & { warnings: string[]; errors: unknown[][] }
   return {
     warnings,
     errors,
-    debug: () => {},
-    info: () => {},
     warn: (m: string) => warnings.push(m),
     error: (...args: unknown[]) => errors.push(args),
   };
