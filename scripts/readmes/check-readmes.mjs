@@ -28,7 +28,11 @@ import { cachedNode } from '../tool-cache.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, '../..');
-const BLOCKS = join(HERE, '.blocks');
+/** Where a README's blocks are generated: next to it, so they resolve what its package resolves. */
+const blockDir = (readme) =>
+  resolve(readme) === join(ROOT, 'README.md')
+    ? join(HERE, '.blocks')
+    : join(dirname(readme), '.readme-check');
 const ADAPTERS = {
   '@agentkit/model-openai': 'createOpenAIModel',
   '@agentkit/model-google': 'createGoogleModel',
@@ -106,16 +110,17 @@ function blocksOf(file) {
 }
 
 /** Rewrites relative import specifiers (relative to the README) to be relative to the generated file. */
-function rebase(code, readmeDir) {
+function rebase(code, readme) {
   return code.replace(/(from\s+|import\s*\(\s*)(['"])(\.{1,2}\/[^'"]+)\2/g, (_, head, quote, spec) => {
-    let target = relative(BLOCKS, resolve(readmeDir, spec)).replaceAll('\\', '/');
+    let target = relative(blockDir(readme), resolve(dirname(readme), spec)).replaceAll('\\', '/');
     if (!target.startsWith('.')) target = `./${target}`;
     return `${head}${quote}${target}${quote}`;
   });
 }
 
-function write(name, text) {
-  const file = join(BLOCKS, name);
+function write(dir, name, text) {
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, name);
   writeFileSync(file, text);
   return file;
 }
@@ -124,17 +129,20 @@ function write(name, text) {
 function generate(block, index) {
   const setup = block.setup.join('\n');
   const head = setup === '' ? '' : `${setup}\n`;
-  const text = rebase(`${head}${block.code}\nexport {};\n`, dirname(block.file));
+  const dir = blockDir(block.file);
+  const text = rebase(`${head}${block.code}\nexport {};\n`, block.file);
   const name = `${relative(ROOT, block.file).replaceAll(/[/\\.]/g, '_')}_${block.line}`;
   block.offset = head === '' ? 0 : head.split('\n').length - 1;
-  block.source = write(`${name}.ts`, text);
+  block.source = write(dir, `${name}.ts`, text);
   block.index = index;
   if (!block.run) return;
   // The run copy: the adapters' factories answer from a ScriptedModel when the block gives a script.
   let runText = text;
   if (block.model) {
     for (const [pkg, factory] of Object.entries(ADAPTERS)) {
+      if (!text.includes(`'${pkg}'`)) continue;
       const stub = write(
+        dir,
         `${name}.${factory}.ts`,
         [
           "import { ScriptedModel, textChunks, thinkingChunk, toolCallChunk, usageChunk } from '@agentkit/core/testing';",
@@ -146,10 +154,10 @@ function generate(block, index) {
           '',
         ].join('\n'),
       );
-      runText = runText.replaceAll(`'${pkg}'`, `'./${relative(BLOCKS, stub).replace(/\.ts$/, '.js')}'`);
+      runText = runText.replaceAll(`'${pkg}'`, `'./${relative(dir, stub).replace(/\.ts$/, '.js')}'`);
     }
   }
-  block.runSource = write(`${name}.run.ts`, runText);
+  block.runSource = write(dir, `${name}.run.ts`, runText);
 }
 
 /** Type-checks every block, with and without exactOptionalPropertyTypes. Returns failures by block. */
@@ -224,8 +232,8 @@ function runBlock(block, node) {
 
 const verbose = process.argv.includes('--verbose');
 const files = readmes(process.argv.slice(2).filter((a) => a !== '--verbose'));
-rmSync(BLOCKS, { recursive: true, force: true });
-mkdirSync(BLOCKS, { recursive: true });
+const dirs = [...new Set(files.map(blockDir))];
+for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 const blocks = files.flatMap(blocksOf);
 blocks.forEach(generate);
 const failures = typecheck(blocks);
@@ -255,5 +263,6 @@ for (const other of failures.get('other') ?? []) {
   console.log(`✗ ${other}`);
 }
 console.log(`README blocks: ${passed} passed, ${failed} failed`);
-if (failed === 0) rmSync(BLOCKS, { recursive: true, force: true });
+// Kept after a failure, to look at what was checked.
+if (failed === 0) for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 process.exitCode = failed === 0 ? 0 : 1;
