@@ -12,7 +12,8 @@
 // Written for old Nodes on purpose (no dependencies, nothing newer than Node 18 needs).
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { connect, isIP } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cachedNode, fail, npmInstall, say, TOOLS } from './tool-cache.mjs';
@@ -164,17 +165,23 @@ async function installAndBuild() {
   build.done('packages built');
 }
 
-/** Sends PING to the Redis of REDIS_URL (default 127.0.0.1:6379); resolves to the reply or an error. */
+/** Sends PING (after AUTH when the URL has a password; over TLS for rediss:) to a Redis; resolves to null or the problem. */
 function pingRedis(url) {
-  const { hostname, port, username, password } = new URL(url);
+  const { protocol, hostname, port, username, password } = new URL(url);
   const auth = password
     ? `AUTH ${username ? `${decodeURIComponent(username)} ` : ''}${decodeURIComponent(password)}\r\n`
     : '';
   return new Promise((done) => {
-    const socket = connect({ host: hostname.replace(/^\[|\]$/g, ''), port: Number(port || 6379) });
+    const host = hostname.replace(/^\[|\]$/g, '');
+    const secure = protocol === 'rediss:';
+    const socket = (secure ? tlsConnect : connect)({
+      host,
+      port: Number(port || 6379),
+      ...(isIP(host) ? {} : { servername: host }),
+    });
     let reply = '';
     socket.setTimeout(2000, () => socket.destroy(new Error('no answer within 2 s')));
-    socket.on('connect', () => socket.write(`${auth}PING\r\n`));
+    socket.on(secure ? 'secureConnect' : 'connect', () => socket.write(`${auth}PING\r\n`));
     socket.on('data', (data) => {
       reply += data.toString();
       if (reply.includes('PONG') || reply.includes('-')) socket.end();
