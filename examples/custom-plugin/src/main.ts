@@ -5,8 +5,8 @@
  */
 import { Agent, type AgentEvent, defineTool, getText } from '@agentkit/core';
 import { ScriptedModel, textChunks, toolCallChunk, usageChunk } from '@agentkit/core/testing';
-import { tokenBudget } from './token-budget';
-import { readTokenBudget } from './token-budget-state';
+import { tokenBudget } from './token-budget.js';
+import { readTokenBudget } from './token-budget-state.js';
 
 const search = defineTool<{ q: string }>({
   name: 'search',

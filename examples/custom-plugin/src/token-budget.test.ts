@@ -12,8 +12,8 @@ import {
 } from '@agentkit/core';
 import { ScriptedModel, textChunks, toolCallChunk, usageChunk } from '@agentkit/core/testing';
 import { describe, expect, it } from 'vitest';
-import { tokenBudget } from './token-budget';
-import { readTokenBudget } from './token-budget-state';
+import { tokenBudget } from './token-budget.js';
+import { readTokenBudget } from './token-budget-state.js';
 
 function searchTool(log: string[]) {
   return defineTool<{ q: string }>({

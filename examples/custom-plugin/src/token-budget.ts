@@ -1,11 +1,11 @@
 import { type AgentState, definePlugin, type Plugin, type PluginContext, type Usage } from '@agentkit/core';
-import { resolveTokenBudgetOptions, type TokenBudgetOptions } from './token-budget-options';
+import { resolveTokenBudgetOptions, type TokenBudgetOptions } from './token-budget-options.js';
 import {
   emptyTokenBudgetState,
   parseTokenBudgetState,
   TOKEN_BUDGET_PLUGIN_NAME,
   type TokenBudgetState,
-} from './token-budget-state';
+} from './token-budget-state.js';
 
 /** What the guard tells other plugins, through core's capabilities (never by importing this package). */
 export interface TokenBudgetCapability {

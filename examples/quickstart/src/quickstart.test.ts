@@ -10,7 +10,7 @@ import { SESSION_KEY } from './demo-paths';
 
 const exampleDir = fileURLToPath(new URL('..', import.meta.url));
 
-/** Runs `src/main.ts` as `pnpm demo` would (no API key, no Redis, no stdin), from the sources. */
+/** Runs `src/main.ts` as `npm run demo` would (no API key, no Redis, no stdin), from the sources. */
 function runDemo(demoDir: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const env: NodeJS.ProcessEnv = { ...process.env, AGENTKIT_DEMO_DIR: demoDir, NO_COLOR: '1' };
   for (const key of [

@@ -26,7 +26,7 @@ try {
   const record = await storage.store.getSession(userId, agentId, sessionId);
   if (!record) {
     transcript.line(
-      `No session '${sessionId}' in ${storage.description}: run the demo from the start (pnpm demo).`,
+      `No session '${sessionId}' in ${storage.description}: run the demo from the start (npm run demo).`,
     );
     process.exitCode = 1;
   } else {

@@ -3,7 +3,7 @@ import { defineTool, type Tool, type ToolContext, type ToolResult } from '@agent
 /** The name of the autonomous compression tool. */
 export const COMPRESS_CONTEXT_TOOL_NAME = 'CompressContext';
 
-/** The tool's description (from the reference). */
+/** The tool's description, as the model reads it. */
 export const COMPRESS_CONTEXT_DESCRIPTION = `Compress older conversation context into a continuation summary while preserving the recent context needed for upcoming work.
 
 Use this tool only after a runtime-state \`<context-compression>\` reminder explicitly recommends it. The reminder indicates that the context is large enough for compression and that no task was in progress when it was produced.

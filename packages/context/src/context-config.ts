@@ -8,38 +8,38 @@ import { templateFields } from './render-summary';
  */
 export interface ContextConfig {
   /** Compress when the model input reaches `triggerRatio × contextSize` tokens. `0 < x ≤ 0.9`, default 0.8. */
-  triggerRatio?: number;
+  triggerRatio?: number | undefined;
   /** Keep the newest `reserveRatio × contextSize` tokens word for word. `0 < x < 0.9` and `< triggerRatio`, default 0.1. */
-  reserveRatio?: number;
+  reserveRatio?: number | undefined;
   /** The instruction sent as the last message of the summary call. `{current_time}` is replaced with the ISO time. */
-  compressionPrompt?: string;
+  compressionPrompt?: string | undefined;
   /** Turns the summary fields into the summary text: `{field}` placeholders, `{{`/`}}` for literal braces. */
-  summaryTemplate?: string;
+  summaryTemplate?: string | undefined;
   /** JSON Schema (an object schema) of the fields the model produces for the summary. */
-  summarySchema?: JSONSchema;
+  summarySchema?: JSONSchema | undefined;
   /** Tool results above this many tokens are cut and the rest offloaded. Positive integer, default 50000. */
-  toolResultLimit?: number;
+  toolResultLimit?: number | undefined;
   /** At most this many images stay in the context; older ones are offloaded or removed. Integer ≥ 0, default 5. */
-  maxImageNum?: number;
+  maxImageNum?: number | undefined;
   /**
    * The `CompressContext` tool compresses from `(triggerRatio − contextBufferRatio) × contextSize` tokens, and
    * `@agentkit/injection` warns from there. `0 ≤ x ≤ 1`, and `< triggerRatio` when set or when the tool is
    * enabled (`@agentkit/injection` checks it too); default 0.2.
    */
-  contextBufferRatio?: number;
+  contextBufferRatio?: number | undefined;
   /** Give the agent the `CompressContext` tool. Default `false`. */
-  compressionToolEnabled?: boolean;
+  compressionToolEnabled?: boolean | undefined;
   /**
    * When the summary call fails: `true` (default) keeps the previous summary (or a truncation note) and still
    * drops the old messages; `false` throws and leaves the state untouched.
    */
-  compressionFallbackToTruncation?: boolean;
+  compressionFallbackToTruncation?: boolean | undefined;
 }
 
 /** A {@link ContextConfig} with every field set. */
 export type ResolvedContextConfig = Required<ContextConfig>;
 
-/** The reference defaults. */
+/** The defaults of every option. */
 export const DEFAULT_CONTEXT_CONFIG: Readonly<ResolvedContextConfig> = Object.freeze({
   triggerRatio: 0.8,
   reserveRatio: 0.1,
@@ -62,7 +62,7 @@ const fail = (field: string, message: string): never => {
 const isRatio = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
 
 /**
- * Merges `config` over `base` (default: the reference defaults) and validates the result. Throws
+ * Merges `config` over `base` (default: {@link DEFAULT_CONTEXT_CONFIG}) and validates the result. Throws
  * {@link ConfigError} naming the offending field: ratios out of range, `reserveRatio ≥ triggerRatio`,
  * `contextBufferRatio ≥ triggerRatio` (when `config` sets the buffer or enables the `CompressContext` tool,
  * the only things here that use it), a template placeholder the schema does not define, and so on.
@@ -79,7 +79,7 @@ export function resolveContextConfig(
     if (value !== undefined) (out as Record<string, unknown>)[key] = value;
   }
   // The buffer only matters to the CompressContext tool (and to @agentkit/injection, which checks it itself):
-  // a low triggerRatio with the default buffer is valid (reference: the check applies with injection on).
+  // a low triggerRatio with the default buffer is valid unless the buffer is set or the tool is on.
   validate(out, config?.contextBufferRatio !== undefined || config?.compressionToolEnabled === true);
   // Never share the schema object between configurations (a caller may edit theirs).
   out.summarySchema = structuredClone(out.summarySchema);

@@ -28,7 +28,7 @@ export const CONTEXT_PLUGIN_NAME = '@agentkit/context';
 /** Options of {@link contextPlugin}: the {@link ContextConfig} fields and an optional offloader. */
 export interface ContextPluginOptions extends ContextConfig {
   /** Where compressed messages, cut-off tool output and old images go (e.g. `new FileOffloader({ directory })`). */
-  offloader?: Offloader;
+  offloader?: Offloader | undefined;
 }
 
 /** What `compress` needs of an agent (an `Agent` from `@agentkit/core` fits). */
@@ -48,11 +48,11 @@ export type CompressibleAgent = Pick<
 /** Options of a manual compression. */
 export interface CompressContextOptions {
   /** Configuration for this call only, merged over the plugin's (validated the same way). */
-  config?: ContextConfig;
+  config?: ContextConfig | undefined;
   /** Guidance for this summary only (e.g. "keep every file path"); never persisted. */
-  instructions?: HintBlock | string;
+  instructions?: HintBlock | string | undefined;
   /** Aborts the summary call. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /** The context plugin, with its configuration and manual compression. */
@@ -61,7 +61,7 @@ export interface ContextPlugin extends Plugin {
   readonly config: Readonly<ResolvedContextConfig>;
   readonly offloader: Offloader | undefined;
   /**
-   * Compresses an agent's context now (reference `compress_context`): limits images, and when the input
+   * Compresses an agent's context now: limits images, and when the input
    * reaches `triggerRatio × contextSize`, summarises the older messages. Call it between replies or while a
    * reply is paused. Throws `ContextBusyError` while the agent is replying, `ContextThresholdError` when the
    * system prompt (and summary) alone reach the threshold, `ContextCompressionError` when the summary fails

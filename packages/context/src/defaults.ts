@@ -1,7 +1,7 @@
 import type { JSONSchema } from '@agentkit/core';
 
 /**
- * The default prompt that asks the model for a continuation summary (the reference's, in substance): it gives
+ * The default prompt that asks the model for a continuation summary: it gives
  * the current time and asks for a self-contained summary (absolute dates, exact names and pointers, every
  * piece of in-flight work). It is sent as the last user message of the summary call only; `{current_time}` is
  * replaced with the current ISO time.

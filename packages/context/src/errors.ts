@@ -26,7 +26,7 @@ export class ContextThresholdError extends AgentkitError {
  * The state was left as it was. `cause` holds the model's error.
  */
 export class ContextCompressionError extends AgentkitError {
-  constructor(message: string, options?: { cause?: unknown }) {
+  constructor(message: string, options?: { cause?: unknown | undefined }) {
     super('CONTEXT_COMPRESSION', message, options);
   }
 }
@@ -38,7 +38,7 @@ export class ContextCompressionError extends AgentkitError {
  * call.
  */
 export class ContextBusyError extends AgentkitError {
-  constructor(agentName: string, options?: { changed?: boolean }) {
+  constructor(agentName: string, options?: { changed?: boolean | undefined }) {
     super(
       'CONTEXT_BUSY',
       options?.changed
@@ -53,7 +53,7 @@ export class ContextBusyError extends AgentkitError {
  * not what it should be), so writing there could land outside the offload directory.
  */
 export class OffloadPathError extends AgentkitError {
-  constructor(message: string, options?: { cause?: unknown }) {
+  constructor(message: string, options?: { cause?: unknown | undefined }) {
     super('OFFLOAD_PATH', message, options);
   }
 }

@@ -32,7 +32,7 @@ export interface FileOffloaderOptions {
    * How offloaded data blocks are referred to. By default a `file://` URL of the file; with a base such as
    * `'workspace:///'` the URL is the base followed by the path inside the directory (`workspace:///data/<hash>.png`).
    */
-  dataUrlBase?: string;
+  dataUrlBase?: string | undefined;
 }
 
 const EXTENSIONS: Record<string, string> = {

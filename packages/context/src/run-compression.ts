@@ -167,7 +167,7 @@ function hasText(summary: AgentState['summary'], text: string): boolean {
 }
 
 /**
- * Runs one compression (reference `compress_context`):
+ * Runs one compression:
  *
  * 1. limits the images (always, even below the threshold);
  * 2. returns when the input is below the threshold; throws {@link ContextThresholdError} when the context is

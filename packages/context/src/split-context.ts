@@ -12,7 +12,7 @@ export interface SplitContextOptions {
    * Tool calls that must stay, together with everything after them (the `CompressContext` call that is
    * running). Earlier calls whose results follow them are kept too.
    */
-  keepToolCallIds?: readonly string[];
+  keepToolCallIds?: readonly string[] | undefined;
 }
 
 /** The two parts of a split context. */
@@ -24,7 +24,7 @@ export interface ContextSplit {
 }
 
 /**
- * Splits a context into an older part to compress and a newer part to keep, like the reference:
+ * Splits a context into an older part to compress and a newer part to keep:
  *
  * 1. Walk from the newest message back and stop at the first message `i` where
  *    `baseTokens + tokens(context[i:])` reaches `budget`. If none does, everything is kept.

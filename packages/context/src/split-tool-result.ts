@@ -9,7 +9,7 @@ export interface ToolResultSplit {
 }
 
 /**
- * Cuts a tool result at `limit` tokens, like the reference (`_split_tool_result_for_compression`). Returns
+ * Cuts a tool result at `limit` tokens, keeping whole blocks before the boundary. Returns
  * `null` when the output has ≤ `limit` tokens (or nothing would be cut).
  *
  * The boundary block is the one after the longest prefix of blocks that stays `< limit`. A boundary text block

@@ -8,6 +8,7 @@ import { HookDriver } from './hook-driver';
 import type { JSONValue } from './json';
 import type { ChatModel, ModelChunk, ModelRequest, TokenCountInput } from './model';
 import { streamModel } from './open-model-stream';
+import { toLogger } from './logger';
 import { createMsg } from './msg';
 import type { Msg } from './msg';
 import type { Logger, Plugin, PluginOption, ReplyOptions, SetupContext } from './plugin';
@@ -17,6 +18,7 @@ import { type EventSink, ReplyStream } from './reply-stream';
 import { isStandardSchema } from './standard-schema';
 import { type AgentState, createAgentState, parseAgentState } from './state';
 import { TokenCounter } from './token-count';
+import { toolJsonSchema } from './tool-input';
 import type { Tool } from './tool';
 
 export type { AgentInput } from './reply-input';
@@ -24,7 +26,7 @@ export type { AgentInput } from './reply-input';
 /** Options of {@link Agent.replyStream}. */
 export interface ReplyStreamOptions<S = unknown> extends ReplyOptions<S> {
   /** Yield the final (or paused) message after the events. */
-  yieldFinalMsg?: boolean;
+  yieldFinalMsg?: boolean | undefined;
 }
 
 function flattenPlugins(
@@ -66,7 +68,7 @@ export class Agent {
     const maxIters = options.maxIters ?? 50;
     if (!Number.isInteger(maxIters) || maxIters < 1)
       throw new ConfigError("Agent option 'maxIters' must be an integer ≥ 1.", { field: 'maxIters' });
-    const logger: Logger = options.logger ?? console;
+    const logger = toLogger(options.logger);
     const plugins = flattenPlugins(options.plugins);
 
     const names = new Set<string>();
@@ -105,6 +107,7 @@ export class Agent {
     ]) {
       if (tools.has(tool.name))
         throw new ConfigError(`Two tools are named '${tool.name}'.`, { field: 'tools' });
+      toolJsonSchema(tool);
       tools.set(tool.name, tool);
       if (owner) toolOwners.set(tool.name, owner);
     }
@@ -205,7 +208,9 @@ export class Agent {
    * Streams one model call outside a reply (a summary, a classification) with the agent's retries and
    * fallback model. Inside hooks use `ctx.streamModel`, which also stops when the reply is interrupted.
    */
-  streamModel(request: Omit<ModelRequest, 'signal'> & { signal?: AbortSignal }): AsyncGenerator<ModelChunk> {
+  streamModel(
+    request: Omit<ModelRequest, 'signal'> & { signal?: AbortSignal | undefined },
+  ): AsyncGenerator<ModelChunk> {
     return streamModel(this.core, { ...request, signal: request.signal ?? new AbortController().signal });
   }
 
@@ -233,7 +238,20 @@ export class Agent {
    * Runs a reply and yields its events as they happen; with `yieldFinalMsg`, the final (or paused)
    * message comes last. A paused reply's stream ends without `REPLY_END`. Breaking out of the loop stops
    * the reply like an interrupt (running tools see the signal) and waits until it has ended cleanly.
+   * Without `yieldFinalMsg` every item is an {@link AgentEvent}.
    */
+  replyStream<S = unknown>(
+    input: AgentInput | undefined,
+    options: ReplyStreamOptions<S> & { yieldFinalMsg: true },
+  ): AsyncGenerator<AgentEvent | Msg<S>, void>;
+  replyStream<S = unknown>(
+    input?: AgentInput,
+    options?: ReplyStreamOptions<S> & { yieldFinalMsg?: false | undefined },
+  ): AsyncGenerator<AgentEvent, void>;
+  replyStream<S = unknown>(
+    input?: AgentInput,
+    options?: ReplyStreamOptions<S>,
+  ): AsyncGenerator<AgentEvent | Msg<S>, void>;
   replyStream<S = unknown>(
     input?: AgentInput,
     options: ReplyStreamOptions<S> = {},

@@ -8,7 +8,7 @@ export interface TextBlock {
   type: 'text';
   id: string;
   text: string;
-  providerData?: ProviderData;
+  providerData?: ProviderData | undefined;
 }
 
 /** Model reasoning. A redacted block has `thinking: ''` and keeps what the provider needs in `providerData`. */
@@ -16,7 +16,7 @@ export interface ThinkingBlock {
   type: 'thinking';
   id: string;
   thinking: string;
-  providerData?: ProviderData;
+  providerData?: ProviderData | undefined;
 }
 
 /** Inline base64 data. */
@@ -38,9 +38,9 @@ export interface DataBlock {
   type: 'data';
   id: string;
   source: Base64Source | UrlSource;
-  name?: string | null;
+  name?: string | null | undefined;
   /** What a provider needs back on later turns (e.g. a Gemini thought signature on a generated image). */
-  providerData?: ProviderData;
+  providerData?: ProviderData | undefined;
 }
 
 /**
@@ -84,8 +84,8 @@ export interface ToolCallBlock {
   input: string;
   state: ToolCallState;
   /** Rules offered to the user when asking for confirmation. */
-  suggestedRules?: PermissionRule[];
-  providerData?: ProviderData;
+  suggestedRules?: PermissionRule[] | undefined;
+  providerData?: ProviderData | undefined;
 }
 
 /** The result of a tool call. */

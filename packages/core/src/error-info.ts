@@ -40,7 +40,11 @@ const networkCodes =
   /^(ECONNRESET|ECONNREFUSED|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN|UND_ERR_\w+|ECONNABORTED)$/;
 
 function statusOf(error: object): number | undefined {
-  const e = error as { status?: unknown; statusCode?: unknown; response?: { status?: unknown } };
+  const e = error as {
+    status?: unknown | undefined;
+    statusCode?: unknown | undefined;
+    response?: { status?: unknown | undefined } | undefined;
+  };
   for (const s of [e.status, e.statusCode, e.response?.status]) if (typeof s === 'number') return s;
   return undefined;
 }
@@ -66,8 +70,8 @@ export function classifyError(error: unknown): ErrorInfo {
     const status = statusOf(e);
     const fromStatus = status === undefined ? undefined : errorTypeFromStatus(status);
     if (fromStatus) return { type: fromStatus, message: genericMessage(fromStatus, status) };
-    const name = (e as { name?: unknown }).name;
-    const code = (e as { code?: unknown }).code;
+    const name = (e as { name?: unknown | undefined }).name;
+    const code = (e as { code?: unknown | undefined }).code;
     if (
       (typeof name === 'string' && networkNames.test(name)) ||
       (typeof code === 'string' && networkCodes.test(code))

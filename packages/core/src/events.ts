@@ -84,7 +84,7 @@ export interface TextBlockEndEvent {
   type: 'TEXT_BLOCK_END';
   replyId: string;
   blockId: string;
-  providerData?: ProviderData;
+  providerData?: ProviderData | undefined;
 }
 /** A thinking block opens. */
 export interface ThinkingBlockStartEvent {
@@ -104,7 +104,7 @@ export interface ThinkingBlockEndEvent {
   type: 'THINKING_BLOCK_END';
   replyId: string;
   blockId: string;
-  providerData?: ProviderData;
+  providerData?: ProviderData | undefined;
 }
 /** A base64 data block opens. */
 export interface DataBlockStartEvent {
@@ -126,7 +126,7 @@ export interface DataBlockEndEvent {
   type: 'DATA_BLOCK_END';
   replyId: string;
   blockId: string;
-  providerData?: ProviderData;
+  providerData?: ProviderData | undefined;
 }
 
 /** A hint was persisted into the reply (one-shot; hints are not streamed). */
@@ -158,7 +158,7 @@ export interface ToolCallEndEvent {
   type: 'TOOL_CALL_END';
   replyId: string;
   toolCallId: string;
-  providerData?: ProviderData;
+  providerData?: ProviderData | undefined;
 }
 
 /**
@@ -170,7 +170,7 @@ export interface ToolResultStartEvent {
   replyId: string;
   toolCallId: string;
   toolCallName: string;
-  input?: string;
+  input?: string | undefined;
 }
 /** Text streamed by a tool. */
 export interface ToolResultTextDeltaEvent {
@@ -186,9 +186,9 @@ export interface ToolResultDataDeltaEvent {
   toolCallId: string;
   blockId: string;
   mediaType: string;
-  data?: string;
-  url?: string;
-  name?: string | null;
+  data?: string | undefined;
+  url?: string | undefined;
+  name?: string | null | undefined;
 }
 /**
  * A tool result ends. `output` is present when the saved output differs from what was streamed (an
@@ -200,7 +200,7 @@ export interface ToolResultEndEvent {
   toolCallId: string;
   state: ToolResultState;
   metadata: JSONObject;
-  output?: Array<TextBlock | DataBlock>;
+  output?: Array<TextBlock | DataBlock> | undefined;
 }
 
 /** Emitted just before `REPLY_END(exceed_max_iters)`. */
@@ -229,32 +229,32 @@ export interface ConfirmResult {
   /** The call; when confirmed, its `name` and `input` replace the model's (the user may edit them). */
   toolCall: Pick<ToolCallBlock, 'id' | 'name' | 'input'> & Partial<ToolCallBlock>;
   /** Allow rules to remember (persisted in state), e.g. a call's `suggestedRules`. */
-  rules?: PermissionRule[] | null;
+  rules?: PermissionRule[] | null | undefined;
 }
 
 /** Input: the user's answers to `REQUIRE_USER_CONFIRM`. Partial answers are allowed. */
 export interface UserConfirmResultEvent {
   type: 'USER_CONFIRM_RESULT';
-  replyId?: string;
+  replyId?: string | undefined;
   confirmResults: ConfirmResult[];
 }
 /** Input: results of externally executed calls. Partial answers are allowed. */
 export interface ExternalExecutionResultEvent {
   type: 'EXTERNAL_EXECUTION_RESULT';
-  replyId?: string;
+  replyId?: string | undefined;
   executionResults: Array<{
     /** The id of the submitted call. */
     id: string;
     /** Text, or text and data parts (ids optional). */
     output: string | Array<TextBlock | DataBlock | Omit<TextBlock, 'id'> | Omit<DataBlock, 'id'>>;
     state: Exclude<ToolResultState, 'running'>;
-    metadata?: JSONObject;
+    metadata?: JSONObject | undefined;
   }>;
 }
 /** Input: the user ends a paused reply. A no-op when nothing is paused. */
 export interface UserInterruptEvent {
   type: 'USER_INTERRUPT';
-  replyId?: string;
+  replyId?: string | undefined;
 }
 
 /** A custom event emitted by a plugin (`ctx.emit`). */
@@ -319,6 +319,6 @@ export function userInterrupt(): UserInterruptEvent {
 
 /** True when `value` is one of the input events. */
 export function isInputEvent(value: unknown): value is InputEvent {
-  const t = (value as { type?: unknown } | null)?.type;
+  const t = (value as { type?: unknown | undefined } | null)?.type;
   return t === 'USER_CONFIRM_RESULT' || t === 'EXTERNAL_EXECUTION_RESULT' || t === 'USER_INTERRUPT';
 }

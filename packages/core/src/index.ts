@@ -41,6 +41,7 @@ export {
 } from './errors/store-errors';
 export * from './events';
 export { newId } from './ids';
+export { consoleLogger, toLogger, type LogLevel } from './logger';
 export { InMemorySessionStore } from './in-memory-session-store';
 export type { JSONObject, JSONPrimitive, JSONSchema, JSONValue } from './json';
 export { MAX_JSON_DEPTH, jsonValueProblem } from './json-value-check';
@@ -127,5 +128,5 @@ export {
   type ToolOutput,
   type ToolResult,
 } from './tool';
-export { toolJsonSchema } from './tool-input';
+export { toolJsonSchema, zodVersionProblem } from './tool-input';
 export { addUsage, emptyUsage, type Usage } from './usage';

@@ -39,10 +39,27 @@ export interface ModelRequest {
  * images).
  */
 export type ModelChunk =
-  | { type: 'text'; delta: string; providerData?: ProviderData; newBlock?: boolean }
-  | { type: 'thinking'; delta: string; providerData?: ProviderData; newBlock?: boolean }
-  | { type: 'tool_call'; id: string; name?: string; delta: string; providerData?: ProviderData }
-  | { type: 'data'; mediaType: string; data: string; newBlock?: boolean; providerData?: ProviderData }
+  | { type: 'text'; delta: string; providerData?: ProviderData | undefined; newBlock?: boolean | undefined }
+  | {
+      type: 'thinking';
+      delta: string;
+      providerData?: ProviderData | undefined;
+      newBlock?: boolean | undefined;
+    }
+  | {
+      type: 'tool_call';
+      id: string;
+      name?: string | undefined;
+      delta: string;
+      providerData?: ProviderData | undefined;
+    }
+  | {
+      type: 'data';
+      mediaType: string;
+      data: string;
+      newBlock?: boolean | undefined;
+      providerData?: ProviderData | undefined;
+    }
   | { type: 'usage'; usage: Usage };
 
 /** What token counting sees: the same fields as a request, without the signal. */
@@ -67,7 +84,7 @@ export interface ChatModel {
    * Counts tokens more exactly than core's estimate, when the adapter can. Core calls it per message
    * (and once for system prompt + tools) and caches the results, so it should be a pure function.
    */
-  countTokens?(input: TokenCountInput): number;
+  countTokens?: ((input: TokenCountInput) => number) | undefined;
 }
 
 /** A data block as a chunk payload; re-exported for adapter authors. */

@@ -61,17 +61,17 @@ export function validateMsg(msg: Pick<Msg, 'role' | 'content'>): void {
 /** What {@link createMsg} accepts. */
 export interface MsgInit<S = unknown> {
   role: Role;
-  name?: string;
+  name?: string | undefined;
   /** A string becomes one text block. */
   content: string | ContentBlock[];
-  id?: string;
-  metadata?: JSONObject;
-  createdAt?: string;
-  usage?: Usage | null;
-  finishedAt?: string | null;
-  finishedReason?: ReplyFinishedReason | null;
-  structuredOutput?: S | null;
-  error?: ErrorInfo | null;
+  id?: string | undefined;
+  metadata?: JSONObject | undefined;
+  createdAt?: string | undefined;
+  usage?: Usage | null | undefined;
+  finishedAt?: string | null | undefined;
+  finishedReason?: ReplyFinishedReason | null | undefined;
+  structuredOutput?: S | null | undefined;
+  error?: ErrorInfo | null | undefined;
 }
 
 /** Builds and validates a message. */
@@ -99,19 +99,22 @@ export function createMsg<S = unknown>(init: MsgInit<S>): Msg<S> {
  * Builds a user message.
  * @example agent.reply(userMsg('What files are here?'))
  */
-export function userMsg(content: string | Array<TextBlock | DataBlock>, options?: { name?: string }): Msg {
+export function userMsg(
+  content: string | Array<TextBlock | DataBlock>,
+  options?: { name?: string | undefined },
+): Msg {
   return createMsg({ role: 'user', name: options?.name ?? 'user', content });
 }
 
 /** Builds a system message (text only). */
-export function systemMsg(content: string | TextBlock[], options?: { name?: string }): Msg {
+export function systemMsg(content: string | TextBlock[], options?: { name?: string | undefined }): Msg {
   return createMsg({ role: 'system', name: options?.name ?? 'system', content });
 }
 
 /** Builds an assistant message. */
 export function assistantMsg(
   content: string | ContentBlock[],
-  options?: { name?: string; id?: string },
+  options?: { name?: string | undefined; id?: string | undefined },
 ): Msg {
   return createMsg({ role: 'assistant', name: options?.name ?? 'assistant', content, id: options?.id });
 }

@@ -3,12 +3,15 @@ import type { ModelRetryOptions } from './agent-options';
 import { classifyError } from './error-info';
 import { AgentkitError } from './errors/agentkit-error';
 import type { ModelError } from './errors/model-error';
+import type { Logger } from './logger';
 import type { ChatModel, ModelChunk, ModelRequest } from './model';
 
 /** Models to try in order, and how to retry each. */
 export interface ModelPlan {
   models: readonly ChatModel[];
   retry: Required<ModelRetryOptions>;
+  /** Told (at debug level) about each retry and fallback. */
+  logger?: Logger | undefined;
 }
 
 /** An opened model stream whose first chunk has been read, and the model that answered. */
@@ -26,7 +29,8 @@ export interface OpenedStream {
 export async function openModelStream(plan: ModelPlan, request: ModelRequest): Promise<OpenedStream> {
   const { maxRetries, initialDelayMs, maxDelayMs } = plan.retry;
   let lastError: unknown;
-  for (const model of plan.models) {
+  for (const [index, model] of plan.models.entries()) {
+    if (index > 0) plan.logger?.debug?.('agentkit: the model failed; trying the fallback model');
     for (let attempt = 0; attempt <= maxRetries; attempt++) {
       try {
         const iterator = model.stream(request)[Symbol.asyncIterator]();
@@ -41,7 +45,11 @@ export async function openModelStream(plan: ModelPlan, request: ModelRequest): P
         if (!retryable) break;
         if (attempt < maxRetries) {
           const retryAfter = (error as Partial<ModelError>).retryAfterMs;
-          await sleep(Math.min(maxDelayMs, retryAfter ?? initialDelayMs * 2 ** attempt), request.signal);
+          const delayMs = Math.min(maxDelayMs, retryAfter ?? initialDelayMs * 2 ** attempt);
+          plan.logger?.debug?.(
+            `agentkit: model call failed (${(error as Error)?.message ?? String(error)}); retry ${attempt + 1} of ${maxRetries} in ${delayMs} ms`,
+          );
+          await sleep(delayMs, request.signal);
         }
       }
     }

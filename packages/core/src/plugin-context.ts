@@ -15,9 +15,9 @@ export interface RunHandle {
   readonly toolList: readonly Tool[];
   addHint(hint: HintBlock['hint'], source: string | null, emit: boolean): HintBlock;
   finishReply(result?: {
-    reason?: 'completed' | 'exceed_max_iters';
-    structuredOutput?: unknown;
-    text?: string;
+    reason?: 'completed' | 'exceed_max_iters' | undefined;
+    structuredOutput?: unknown | undefined;
+    text?: string | undefined;
   }): void;
   emitCustom(name: string, value: JSONObject): void;
   replaceContext(next: { summary: AgentState['summary']; context: Msg[] }): void;

@@ -2,6 +2,7 @@ import type { HintBlock, ToolCallBlock, ToolResultBlock } from './blocks';
 import type { Capabilities } from './capabilities';
 import type { InputEvent } from './events';
 import type { JSONObject } from './json';
+import type { Logger } from './logger';
 import type { ChatModel, ModelChunk, ModelRequest, TokenCountInput, ToolChoice } from './model';
 import type { Msg, ReplyFinishedReason } from './msg';
 import type { StandardSchemaV1 } from './standard-schema';
@@ -11,11 +12,7 @@ import type { Tool } from './tool';
 /** A value or a promise of it. */
 export type MaybePromise<T> = T | Promise<T>;
 
-/** Where a log line comes from and how bad it is. Defaults to `console`. */
-export interface Logger {
-  warn(message: string, ...rest: unknown[]): void;
-  error(message: string, ...rest: unknown[]): void;
-}
+export type { Logger } from './logger';
 
 /**
  * What a reply was started with: new messages, nothing (`continue`: a new reply on the context as it is),
@@ -34,7 +31,7 @@ export type ReplyInput =
  */
 export interface ReplyOptions<S = unknown> {
   /** Aborting ends the reply as `interrupted`; running tools see the signal. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /**
    * The id of a new reply (default: a fresh one). Must not be the id of a message in the context. Lets a
    * caller recognise its reply after a crash: `runSession` uses it so a retried request never runs twice.
@@ -58,7 +55,7 @@ export interface ReplyOptions<S = unknown> {
    * Ask this reply for a structured result (needs `@agentkit/structured-output`; without it the reply
    * fails with a `ConfigError`). Types `structuredOutput`.
    */
-  structuredSchema?: StandardSchemaV1<unknown, S>;
+  structuredSchema?: StandardSchemaV1<unknown, S> | undefined;
   [option: string]: unknown;
 }
 
@@ -67,9 +64,9 @@ export type InferenceRequest = Omit<ModelRequest, 'signal'>;
 
 /** A decision of a `beforeTool` hook. */
 export type ToolDecision =
-  | { decision: 'allow'; input?: unknown }
+  | { decision: 'allow'; input?: unknown | undefined }
   | { decision: 'deny'; message: string }
-  | { decision: 'ask'; suggestedRules?: ToolCallBlock['suggestedRules'] }
+  | { decision: 'ask'; suggestedRules?: ToolCallBlock['suggestedRules'] | undefined }
   | { decision: 'external' }
   /** Run the tool with a different input (the call's stored input is updated). */
   | { decision?: undefined; input: unknown };
@@ -78,9 +75,9 @@ export type ToolDecision =
 export interface ContinueReply {
   continue: true;
   /** Persisted as a hint (and emitted) before the next model call. */
-  hint?: string;
+  hint?: string | undefined;
   /** Tool choice for the next model call only. */
-  toolChoice?: ToolChoice;
+  toolChoice?: ToolChoice | undefined;
 }
 
 /**
@@ -117,7 +114,10 @@ export interface PluginContext {
    * Persists a hint into the reply message and, unless `emit: false`, emits `HINT_BLOCK`.
    * `source` defaults to the plugin's name.
    */
-  addHint(hint: HintBlock['hint'], options?: { source?: string | null; emit?: boolean }): HintBlock;
+  addHint(
+    hint: HintBlock['hint'],
+    options?: { source?: string | null | undefined; emit?: boolean | undefined },
+  ): HintBlock;
   /**
    * Ends the reply before its next model call (a budget guard, a plugin that has what it needs), with
    * `completed` (default) or `exceed_max_iters` for a limit reached. Tool calls already being executed
@@ -125,9 +125,9 @@ export interface PluginContext {
    * reply's closing text block.
    */
   finishReply(result?: {
-    reason?: 'completed' | 'exceed_max_iters';
-    structuredOutput?: unknown;
-    text?: string;
+    reason?: 'completed' | 'exceed_max_iters' | undefined;
+    structuredOutput?: unknown | undefined;
+    text?: string | undefined;
   }): void;
   /** Emits a `CUSTOM` event. */
   emit(name: string, value: JSONObject): void;
@@ -137,7 +137,9 @@ export interface PluginContext {
    * Streams a model call (e.g. a summary) through the agent's retries and fallback model. Pass your own
    * `signal` or get the reply's.
    */
-  streamModel(request: Omit<ModelRequest, 'signal'> & { signal?: AbortSignal }): AsyncIterable<ModelChunk>;
+  streamModel(
+    request: Omit<ModelRequest, 'signal'> & { signal?: AbortSignal | undefined },
+  ): AsyncIterable<ModelChunk>;
   /** Counts the tokens of a request (default: the current state as the next model call would see it). */
   countTokens(input?: TokenCountInput): number;
   /** A capability another plugin provides, or `undefined`. */
@@ -203,7 +205,7 @@ export interface HookErrorEvent {
  * concurrently, and their failures are reported to `onError` and the logger, never fatal.
  */
 export interface Hooks {
-  beforeReply(event: BeforeReplyEvent): MaybePromise<void | { tools?: Tool[] }>;
+  beforeReply(event: BeforeReplyEvent): MaybePromise<void | { tools?: Tool[] | undefined }>;
   beforeInference(event: BeforeInferenceEvent): MaybePromise<void | InferenceRequest>;
   beforeTool(event: BeforeToolEvent): MaybePromise<void | ToolDecision>;
   afterTool(event: AfterToolEvent): MaybePromise<void | ToolResultBlock>;
@@ -226,7 +228,7 @@ export type ObserverHookName = 'onPause' | 'onReplyEnd' | 'onError';
 export type HookName = keyof Hooks;
 
 /** A hook handler, optionally with a per-hook order (rollup's ObjectHook). */
-export type HookHandler<F> = F | { handler: F; order?: 'pre' | 'post' };
+export type HookHandler<F> = F | { handler: F; order?: 'pre' | 'post' | undefined };
 
 /** What a plugin sees when the agent is built: validate configuration here and read capabilities. */
 export interface SetupContext {
@@ -243,7 +245,7 @@ export interface SetupContext {
 export interface PluginStateSpec<S> {
   initial: () => S;
   /** Validates a loaded slot (a Standard Schema, or a function that returns it or throws). */
-  schema?: StandardSchemaV1<unknown, S> | ((value: unknown) => S);
+  schema?: StandardSchemaV1<unknown, S> | ((value: unknown) => S) | undefined;
 }
 
 /**
@@ -252,25 +254,25 @@ export interface PluginStateSpec<S> {
  */
 export interface Plugin<S = unknown> {
   readonly name: string;
-  readonly version?: string;
+  readonly version?: string | undefined;
   /** `pre` plugins' hooks run first, `post` last; otherwise registration order. */
-  readonly enforce?: 'pre' | 'post';
+  readonly enforce?: 'pre' | 'post' | undefined;
   /** Plugins that must be installed too (by name). */
-  readonly dependencies?: readonly string[];
-  readonly state?: PluginStateSpec<S>;
+  readonly dependencies?: readonly string[] | undefined;
+  readonly state?: PluginStateSpec<S> | undefined;
   /** Tools mounted for every reply. */
-  readonly tools?: readonly Tool[];
+  readonly tools?: readonly Tool[] | undefined;
   /** Capabilities this plugin provides to others. */
-  readonly provides?: Partial<Capabilities>;
+  readonly provides?: Partial<Capabilities> | undefined;
   /**
    * The per-reply option keys this plugin reads. A reply passed a plugin option core knows of
    * (`structuredSchema`) that no installed plugin lists fails with a `ConfigError` before it starts,
    * instead of silently ignoring it.
    */
-  readonly replyOptions?: readonly string[];
+  readonly replyOptions?: readonly string[] | undefined;
   /** Called once when the agent is built, after every plugin's capabilities are registered. */
   setup?(ctx: SetupContext): void;
-  readonly hooks?: { [K in HookName]?: HookHandler<Hooks[K]> };
+  readonly hooks?: { [K in HookName]?: HookHandler<Hooks[K]> } | undefined;
 }
 
 /** Identity function for plugin type inference. */

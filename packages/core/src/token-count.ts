@@ -50,7 +50,7 @@ interface MsgEntry {
   blocks: number;
   last: ContentBlock | undefined;
   /** Size of `last` when counted (with a model's own counter, where blocks are not cached one by one). */
-  size?: number;
+  size?: number | undefined;
   tokens: number;
 }
 

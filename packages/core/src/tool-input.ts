@@ -7,12 +7,38 @@ import type { Tool } from './tool';
 const schemaCache = new WeakMap<Tool, JSONSchema>();
 
 /**
+ * Why a zod schema cannot be used, or undefined: tool schemas need zod ≥ 4.2 (the first with Standard
+ * JSON Schema). zod 3 objects have `_def` and no `_zod`; zod 4 carries its version in `_zod.version`.
+ */
+export function zodVersionProblem(schema: unknown): string | undefined {
+  if (typeof schema !== 'object' || schema === null) return undefined;
+  const s = schema as {
+    _zod?: { version?: { major?: number; minor?: number } };
+    _def?: unknown;
+    safeParse?: unknown;
+  };
+  const v = s._zod?.version;
+  let found: string | undefined;
+  if (v && typeof v.major === 'number' && typeof v.minor === 'number') {
+    if (v.major > 4 || (v.major === 4 && v.minor >= 2)) return undefined;
+    found = `zod ${v.major}.${v.minor}`;
+  } else if (!s._zod && typeof s._def === 'object' && s._def !== null && typeof s.safeParse === 'function')
+    found = 'zod 3';
+  if (!found) return undefined;
+  return `it is a ${found} schema, and agentkit needs zod ≥ 4.2 (the first version whose schemas describe themselves as JSON Schema): install zod@^4.2`;
+}
+
+/**
  * The JSON Schema the model sees for a tool: `tool.jsonSchema`, else the Standard Schema's own JSON
  * Schema (`~standard.jsonSchema`), else `inputSchema` itself when it is plain JSON Schema. Cached.
+ * Throws `ConfigError` when there is none (a zod schema older than 4.2 says so).
  */
 export function toolJsonSchema(tool: Tool): JSONSchema {
   let schema = schemaCache.get(tool);
   if (schema) return schema;
+  const problem = tool.jsonSchema ? undefined : zodVersionProblem(tool.inputSchema);
+  if (problem)
+    throw new ConfigError(`Tool '${tool.name}': ${problem}.`, { field: `tools.${tool.name}.inputSchema` });
   if (tool.jsonSchema) schema = tool.jsonSchema;
   else if (isStandardSchema(tool.inputSchema)) {
     const convert = tool.inputSchema['~standard'].jsonSchema;

@@ -3,6 +3,7 @@ import type { JSONObject, JSONSchema } from './json';
 import type { StandardSchemaV1 } from './standard-schema';
 import type { PluginContext } from './plugin';
 import type { AgentState } from './state';
+import { toolJsonSchema } from './tool-input';
 
 /** What a tool receives besides its input. */
 export interface ToolContext {
@@ -19,16 +20,16 @@ export interface ToolContext {
   /** Replaces a plugin's state slot (must be JSON). */
   setPluginState(plugin: string, value: unknown): void;
   /** The context of the plugin that mounted this tool (plugin tools only): model, hints, compression… */
-  plugin?: PluginContext;
+  plugin?: PluginContext | undefined;
   /**
    * Ends the reply after the current tool round (before the next model call) with `completed` and the
    * given structured output, or with `exceed_max_iters` for a limit reached; `text` becomes the reply's
    * closing text block (e.g. a placeholder next to a structured output).
    */
   finishReply(result: {
-    structuredOutput?: unknown;
-    reason?: 'completed' | 'exceed_max_iters';
-    text?: string;
+    structuredOutput?: unknown | undefined;
+    reason?: 'completed' | 'exceed_max_iters' | undefined;
+    text?: string | undefined;
   }): void;
 }
 
@@ -38,8 +39,8 @@ export type ToolChunk = string | DataBlock | Omit<DataBlock, 'id'>;
 /** A tool's final result, when it wants to set the state or metadata. */
 export interface ToolResult {
   output: string | Array<TextBlock | DataBlock | Omit<TextBlock, 'id'> | Omit<DataBlock, 'id'>>;
-  state?: Extract<ToolResultState, 'success' | 'error'>;
-  metadata?: JSONObject;
+  state?: Extract<ToolResultState, 'success' | 'error'> | undefined;
+  metadata?: JSONObject | undefined;
 }
 
 /**
@@ -59,15 +60,17 @@ export interface Tool<I = any> {
   /** Parsed and validated before `execute`; failures go back to the model as error results. */
   inputSchema: ToolInputSchema<I>;
   /** JSON Schema sent to the model; derived from `inputSchema` when omitted. */
-  jsonSchema?: JSONSchema;
+  jsonSchema?: JSONSchema | undefined;
   /** Runs the tool. Omit for tools that are always executed externally. */
-  execute?: (input: I, ctx: ToolContext) => ToolOutput | Promise<ToolOutput> | AsyncIterable<ToolChunk>;
+  execute?:
+    | ((input: I, ctx: ToolContext) => ToolOutput | Promise<ToolOutput> | AsyncIterable<ToolChunk>)
+    | undefined;
   /** Calls of concurrency-safe tools in one model response run in parallel. Default `false`. */
-  concurrencySafe?: boolean;
+  concurrencySafe?: boolean | undefined;
   /** Ask the user before running (per call when a function). Permission rules in state can override. */
-  needsConfirmation?: boolean | ((input: I) => boolean);
+  needsConfirmation?: boolean | ((input: I) => boolean) | undefined;
   /** Executed by the caller: the reply pauses with `REQUIRE_EXTERNAL_EXECUTION`. */
-  external?: boolean;
+  external?: boolean | undefined;
   /**
    * Running it twice has the same effect as once (a read, a lookup, a change only to the agent's own
    * state). Default `false`. A reply checkpoints before and after every other tool (see
@@ -80,11 +83,12 @@ export interface Tool<I = any> {
    * Whether a permission rule's `ruleContent` covers this input (e.g. a command prefix, a path glob).
    * Default: the rule content equals the input's canonical JSON (sorted keys), i.e. exactly that input.
    */
-  matchRule?: (ruleContent: string, input: I) => boolean;
+  matchRule?: ((ruleContent: string, input: I) => boolean) | undefined;
 }
 
 /**
- * Defines a tool; exists for type inference of `execute`'s input.
+ * Defines a tool: infers `execute`'s input type and checks that the input schema can be sent to a model
+ * (throws `ConfigError` otherwise, e.g. for a zod schema older than 4.2).
  * @example
  * const add = defineTool({
  *   name: 'add', description: 'Add two numbers',
@@ -93,5 +97,7 @@ export interface Tool<I = any> {
  * });
  */
 export function defineTool<I>(tool: Tool<I>): Tool<I> {
+  // Fails here, not at the first reply, when the schema cannot give the model a JSON Schema.
+  toolJsonSchema(tool);
   return tool;
 }

@@ -2,60 +2,60 @@ import { ConfigError } from '@agentkit/core';
 import { DEFAULT_INJECTION_SOURCE, DEFAULT_TEMPLATE, DEFAULT_TOOL_RETRIES_HINT } from './texts';
 import { checkTimeFormat } from './time-format';
 
-/** Options of {@link injection}; every field is optional and defaults to the seed's value. */
+/** Options of {@link injection}; every field is optional (the defaults are in the README's table). */
 export interface InjectionConfig {
   /** Master switch; `false` turns runtime-state injection off entirely. Default `true`. */
-  injectRuntimeState?: boolean;
+  injectRuntimeState?: boolean | undefined;
   /**
    * IANA timezone of the injected time, e.g. `'Asia/Shanghai'`. Default `'UTC'`. An unknown name is
    * printed as configured in `<timezone>` but the time is computed in UTC (with a warning).
    */
-  timezone?: string;
+  timezone?: string | undefined;
   /**
    * strftime-style format of the injected time; must contain a date so a recorded time parses back to a
    * full timestamp. Supported: `%Y %y %m %d %H %I %M %S %p %j %b %B %a %A %z %Z %%`.
    * Default `'%Y-%m-%dT%H:%M:%S'`.
    */
-  timeFormat?: string;
+  timeFormat?: string | undefined;
   /** Hours after the last recorded time before the time is injected again. Default `0.5`. */
-  timeInterval?: number;
+  timeInterval?: number | undefined;
   /** Consecutive identical failing calls before the tool-error hint (minimum 3). Default `3`. */
-  toolRetriesLimit?: number;
+  toolRetriesLimit?: number | undefined;
   /** The tool-error hint; `{tool_name}` and `{count}` are replaced. */
-  toolRetriesHint?: string;
+  toolRetriesHint?: string | undefined;
   /**
    * Wraps the fields; must contain `{runtime_state}` (replaced by the `<key>value</key>` lines). Other
    * braces are kept as they are. Keep the fields themselves unchanged: detection relies on them.
    */
-  template?: string;
+  template?: string | undefined;
   /**
    * The `source` of injected hints, used to recognise earlier injections (exact equality). A string, or
-   * the `{ label, sublabel? }` object the seed shows, stored as the reference's JSON text
+   * a `{ label, sublabel? }` object, stored as its JSON text
    * (`'{"label": "System", "sublabel": "Runtime State"}'`, the default).
    */
-  injectionSource?: string | InjectionSourceLabel;
+  injectionSource?: string | InjectionSourceLabel | undefined;
   /**
    * Tools whose calls in the context show the agent knows its tasks. Default: the `tasks` capability's
    * tool names, else `TaskCreate`, `TaskGet`, `TaskList`, `TaskUpdate`.
    */
-  taskToolNames?: readonly string[];
+  taskToolNames?: readonly string[] | undefined;
   /** Custom fields added (as `<key>value</key>`) to every injection; they never trigger one alone. */
-  extraFields?: Readonly<Record<string, string>>;
+  extraFields?: Readonly<Record<string, string>> | undefined;
   /** Whether an injection is also emitted as a `HINT_BLOCK` event. Default `true`. */
-  emitHintEvent?: boolean;
+  emitHintEvent?: boolean | undefined;
   /**
    * @deprecated Set `contextBufferRatio` on the context configuration (`@agentkit/context`). Still
    * honoured: it overrides the context configuration's value, and a `DeprecationWarning` is emitted once.
    */
-  contextBufferRatio?: number;
+  contextBufferRatio?: number | undefined;
   /** The clock (for tests). Default `() => new Date()`. */
-  now?: () => Date;
+  now?: (() => Date) | undefined;
 }
 
 /** The object form of {@link InjectionConfig.injectionSource}. */
 export interface InjectionSourceLabel {
   label: string;
-  sublabel?: string;
+  sublabel?: string | undefined;
 }
 
 /** An {@link InjectionConfig} with every default applied and every field checked. */
@@ -186,8 +186,8 @@ export function resolveInjectionConfig(config: InjectionConfig = {}): ResolvedIn
 }
 
 /**
- * The hint `source` string: a string as given; a `{ label, sublabel? }` object as the reference's JSON
- * text (`{"label": "System", "sublabel": "Runtime State"}`, Python's `json.dumps` spacing).
+ * The hint `source` string: a string as given; a `{ label, sublabel? }` object as its JSON
+ * text, spaced after `:` and `,` (`{"label": "System", "sublabel": "Runtime State"}`).
  */
 function resolveSource(value: unknown): string {
   if (value === undefined) return DEFAULT_INJECTION_SOURCE;

@@ -30,7 +30,7 @@ export interface RuntimeStateInput {
   /** Unfinished task counts (zero without a task plugin). */
   tasks: { pending: number; inProgress: number };
   /** Task tool names when the config sets none (from the `tasks` capability). */
-  taskToolNames?: readonly string[];
+  taskToolNames?: readonly string[] | undefined;
   /** Called only at iteration 0 (token counting is not free). */
   contextUsage: () => ContextUsage;
   /**

@@ -1,4 +1,4 @@
-/** The default template: the fields wrapped in a `<system-reminder>` (the seed's text, word for word). */
+/** The default template: the fields wrapped in a `<system-reminder>`. */
 export const DEFAULT_TEMPLATE =
   '<system-reminder>Treat the following as the ground truth at this point of the conversation. Anything stated earlier is outdated, and a later reminder, if any, supersedes this one:\n{runtime_state}\n</system-reminder>';
 
@@ -27,8 +27,8 @@ export function contextLengthText(inputTokens: number, triggerTokens: number): s
 
 /**
  * The `<context-compression>` field, added to `<context-length>` when the agent has the
- * `CompressContext` tool and no task is in progress. (The reference's exact text was not published;
- * this one says what the tool's description asks for: an explicit recommendation.)
+ * `CompressContext` tool and no task is in progress: an explicit recommendation, as the tool's
+ * description asks for.
  */
 export const CONTEXT_COMPRESSION_TEXT =
   'No task is in progress, so this is a good moment to compress your context: call `CompressContext` now to replace older context with a continuation summary, instead of waiting for the automatic compression.';

@@ -27,9 +27,9 @@ export interface ZonedWallTime extends WallTime {
 export interface ParsedTime {
   wall: WallTime;
   /** Set when the format has `%z`. */
-  offsetMinutes?: number;
+  offsetMinutes?: number | undefined;
   /** Set when the format has `%Z`. */
-  zoneName?: string;
+  zoneName?: string | undefined;
 }
 
 const MONTHS = [

@@ -7,9 +7,16 @@ import {
   type HttpOptions,
   type ThinkingConfig,
 } from '@google/genai';
-import { ConfigError, type ChatModel, type ModelChunk, type ModelRequest } from '@agentkit/core';
+import {
+  ConfigError,
+  type ChatModel,
+  type ModelChunk,
+  type ModelRequest,
+  type TokenCountInput,
+} from '@agentkit/core';
 import { geminiContextSize } from './context-sizes';
 import { GeminiStreamReader } from './gemini-stream-reader';
+import { estimateTokens, GeminiTokenCounter } from './gemini-token-counter';
 import { stableHash } from './stable-tool-call-id';
 import { toGeminiContents } from './to-gemini-contents';
 import { toGeminiToolConfig, toGeminiTools } from './to-gemini-tools';
@@ -20,33 +27,40 @@ export interface GoogleModelOptions {
   /** The Gemini model, e.g. `gemini-2.5-flash` or `gemini-3-pro-preview`. */
   model: string;
   /** A ready client. When given, `apiKey`, `vertexai`, `httpOptions` and `googleAuthOptions` are ignored. */
-  client?: GoogleGenAI;
+  client?: GoogleGenAI | undefined;
   /** Gemini API key (default: the SDK reads `GOOGLE_API_KEY` or `GEMINI_API_KEY`). With `vertexai`: Vertex express mode. */
-  apiKey?: string;
+  apiKey?: string | undefined;
   /**
    * Use Vertex AI. `true` takes project and location from `GOOGLE_CLOUD_PROJECT` / `GOOGLE_CLOUD_LOCATION`
    * (or express mode with `apiKey`); credentials come from Application Default Credentials.
    */
-  vertexai?: boolean | { project?: string; location?: string };
+  vertexai?: boolean | { project?: string | undefined; location?: string | undefined } | undefined;
   /** google-auth-library options for Vertex AI (service account key file, scopes…). */
-  googleAuthOptions?: GoogleGenAIOptions['googleAuthOptions'];
+  googleAuthOptions?: GoogleGenAIOptions['googleAuthOptions'] | undefined;
   /** HTTP options of the client built from these options (`baseUrl`, `headers`, `timeout`, `retryOptions`…). */
-  httpOptions?: HttpOptions;
+  httpOptions?: HttpOptions | undefined;
   /** Context window in tokens (default: from the model name, see `geminiContextSize`). */
-  contextSize?: number;
+  contextSize?: number | undefined;
   /** Thinking: `includeThoughts` streams thought summaries as thinking blocks. */
-  thinking?: ThinkingConfig;
+  thinking?: ThinkingConfig | undefined;
   /**
    * Extra generation settings sent on every call (`temperature`, `maxOutputTokens`, `safetySettings`…).
    * The adapter's own fields (system instruction, tools, tool config, abort signal) win.
    */
-  config?: Omit<GenerateContentConfig, 'systemInstruction' | 'tools' | 'toolConfig' | 'abortSignal'>;
+  config?:
+    | Omit<GenerateContentConfig, 'systemInstruction' | 'tools' | 'toolConfig' | 'abortSignal'>
+    | undefined;
   /**
    * Give the first function call of a model turn Google's documented placeholder signature when the turn
    * has none (history Gemini did not produce: another model, a scripted turn). Default: on for Gemini 3
    * models, which reject such turns otherwise.
    */
-  fillMissingSignatures?: boolean;
+  fillMissingSignatures?: boolean | undefined;
+  /**
+   * Count tokens with Gemini's count-tokens endpoint (`models.countTokens`, cached; core's estimate when it
+   * fails). Default `true`; `false` leaves counting to core's estimate.
+   */
+  countTokens?: boolean | undefined;
 }
 
 /** JSON text of `value`, cut to its first and last 64 KiB (a digest input; inline media can be megabytes). */
@@ -99,8 +113,15 @@ export class GoogleModel implements ChatModel {
   readonly contextSize: number;
   /** The SDK client the model calls. */
   readonly client: GoogleGenAI;
+  /**
+   * Counts tokens for core's counter (see {@link GeminiTokenCounter.count}): the endpoint's count when
+   * this content was counted before, else a calibrated estimate while the endpoint counts it. Absent with
+   * `countTokens: false`.
+   */
+  readonly countTokens: ((input: TokenCountInput) => number) | undefined;
   private readonly options: GoogleModelOptions;
   private readonly fillMissingSignatures: boolean;
+  private readonly tokenCounter: GeminiTokenCounter | undefined;
 
   constructor(options: GoogleModelOptions) {
     validate(options);
@@ -109,6 +130,19 @@ export class GoogleModel implements ChatModel {
     this.contextSize = options.contextSize ?? geminiContextSize(options.model);
     this.client = options.client ?? buildClient(options);
     this.fillMissingSignatures = options.fillMissingSignatures ?? /(^|\/)gemini-3/i.test(options.model);
+    const counter =
+      options.countTokens === false ? undefined : new GeminiTokenCounter(this.client, options.model);
+    this.tokenCounter = counter;
+    this.countTokens = counter ? (input) => counter.count(input) : undefined;
+  }
+
+  /**
+   * Counts tokens through Gemini's count-tokens endpoint and waits for the answer (cached by content);
+   * core's estimate when the endpoint fails or counting is off.
+   */
+  countTokensExact(input: TokenCountInput, signal?: AbortSignal): Promise<number> {
+    if (!this.tokenCounter) return Promise.resolve(estimateTokens(input));
+    return this.tokenCounter.countExact(input, signal);
   }
 
   /** The API key in use, to keep it out of error messages (the SDK keeps an injected client's key private). */

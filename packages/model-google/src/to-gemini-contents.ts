@@ -28,7 +28,7 @@ export interface ToGeminiContentsOptions {
    * Give the first function call of a model turn {@link SKIP_THOUGHT_SIGNATURE} when no part of that
    * turn carries a signature (needed by Gemini 3 for history it did not produce).
    */
-  fillMissingSignatures?: boolean;
+  fillMissingSignatures?: boolean | undefined;
 }
 
 function signatureOf(providerData: ProviderData | undefined): string | undefined {

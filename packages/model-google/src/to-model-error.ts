@@ -2,10 +2,10 @@ import { classifyError, ModelError } from '@agentkit/core';
 import { errorTypeFromStatus, genericMessage, redactSecrets } from '@agentkit/core/model';
 
 interface GoogleErrorBody {
-  code?: unknown;
-  message?: unknown;
-  status?: unknown;
-  details?: unknown;
+  code?: unknown | undefined;
+  message?: unknown | undefined;
+  status?: unknown | undefined;
+  details?: unknown | undefined;
 }
 
 /**
@@ -16,7 +16,7 @@ function googleErrorBody(message: string): GoogleErrorBody | undefined {
   const start = message.indexOf('{');
   if (start < 0) return undefined;
   try {
-    const parsed = JSON.parse(message.slice(start)) as { error?: unknown };
+    const parsed = JSON.parse(message.slice(start)) as { error?: unknown | undefined };
     return typeof parsed.error === 'object' && parsed.error !== null
       ? (parsed.error as GoogleErrorBody)
       : undefined;
@@ -30,7 +30,7 @@ function retryDelayMs(body: GoogleErrorBody | undefined): number | undefined {
   if (!Array.isArray(body?.details)) return undefined;
   for (const detail of body.details as unknown[]) {
     if (typeof detail !== 'object' || detail === null) continue;
-    const delay = (detail as { retryDelay?: unknown }).retryDelay;
+    const delay = (detail as { retryDelay?: unknown | undefined }).retryDelay;
     if (typeof delay !== 'string') continue;
     const match = /^(\d+(?:\.\d+)?)s$/.exec(delay.trim());
     if (match) return Math.round(Number(match[1]) * 1000);
@@ -42,7 +42,10 @@ function retryDelayMs(body: GoogleErrorBody | undefined): number | undefined {
 function isInvalidApiKey(body: GoogleErrorBody | undefined): boolean {
   if (!Array.isArray(body?.details)) return false;
   return (body.details as unknown[]).some(
-    (d) => typeof d === 'object' && d !== null && (d as { reason?: unknown }).reason === 'API_KEY_INVALID',
+    (d) =>
+      typeof d === 'object' &&
+      d !== null &&
+      (d as { reason?: unknown | undefined }).reason === 'API_KEY_INVALID',
   );
 }
 
@@ -50,7 +53,7 @@ function isApiError(error: unknown): error is Error & { status: number } {
   return (
     error instanceof Error &&
     error.name === 'ApiError' &&
-    typeof (error as { status?: unknown }).status === 'number'
+    typeof (error as { status?: unknown | undefined }).status === 'number'
   );
 }
 

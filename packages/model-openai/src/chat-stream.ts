@@ -4,7 +4,7 @@ import { openaiData } from './provider-data';
 import { chatUsage } from './usage';
 
 /** The delta fields OpenAI-compatible reasoning servers add (DeepSeek, Qwen, vLLM, OpenRouter). */
-type ReasoningDelta = { reasoning_content?: unknown; reasoning?: unknown };
+type ReasoningDelta = { reasoning_content?: unknown | undefined; reasoning?: unknown | undefined };
 
 /**
  * Turns a Chat Completions chunk stream into model chunks: `content` → text, `reasoning_content` /

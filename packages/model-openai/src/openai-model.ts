@@ -11,8 +11,8 @@ import { toModelError } from './to-model-error';
 
 /** Reasoning settings: `effort` for both APIs, `summary` for Responses. */
 export interface OpenAIReasoningOptions {
-  effort?: 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh';
-  summary?: 'auto' | 'concise' | 'detailed';
+  effort?: 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' | undefined;
+  summary?: 'auto' | 'concise' | 'detailed' | undefined;
 }
 
 /** Options of {@link createOpenAIModel}. */
@@ -20,39 +20,39 @@ export interface OpenAIModelOptions {
   /** The model name sent to the API, e.g. `gpt-4.1-mini`, `deepseek-chat`, `qwen3:8b`. */
   model: string;
   /** Which API: Chat Completions (default; what OpenAI-compatible servers speak) or Responses. */
-  api?: 'chat' | 'responses';
+  api?: 'chat' | 'responses' | undefined;
   /** A configured `OpenAI` client to use. Otherwise one is built from `apiKey`, `baseURL`, `maxRetries`, `timeout`. */
-  client?: OpenAI;
+  client?: OpenAI | undefined;
   /** Default: `OPENAI_API_KEY`. Not needed with `baseURL` for servers without authentication. */
-  apiKey?: string;
+  apiKey?: string | undefined;
   /** An OpenAI-compatible endpoint, e.g. `http://localhost:11434/v1` (Ollama). Default: `OPENAI_BASE_URL` or OpenAI. */
-  baseURL?: string;
+  baseURL?: string | undefined;
   /** SDK-level retries of the built client. Default 0: the agent loop retries model calls itself. */
-  maxRetries?: number;
+  maxRetries?: number | undefined;
   /** Request timeout of the built client, in ms. */
-  timeout?: number;
+  timeout?: number | undefined;
   /** Context window in tokens. Default: from a table of known models, else 128 000. */
-  contextSize?: number;
+  contextSize?: number | undefined;
   /** Reported name (events, logs). Default: `model`. */
-  name?: string;
-  reasoning?: OpenAIReasoningOptions;
-  maxOutputTokens?: number;
-  temperature?: number;
-  parallelToolCalls?: boolean;
+  name?: string | undefined;
+  reasoning?: OpenAIReasoningOptions | undefined;
+  maxOutputTokens?: number | undefined;
+  temperature?: number | undefined;
+  parallelToolCalls?: boolean | undefined;
   /**
    * Extra fields merged into every request body, for server-specific settings, e.g.
    * `{ enable_thinking: true }` (Qwen) or `{ thinking: { type: 'enabled' } }`.
    */
-  extraBody?: Record<string, unknown>;
+  extraBody?: Record<string, unknown> | undefined;
   /** Chat: when earlier `reasoning_content` goes back to the server. Default `tool-loop`. */
-  reasoningReplay?: ReasoningReplay;
+  reasoningReplay?: ReasoningReplay | undefined;
   /** Responses: whether OpenAI stores responses. Default `false` (the agent keeps the history). */
-  store?: boolean;
+  store?: boolean | undefined;
   /**
    * Responses: request encrypted reasoning so it can be sent back on later turns without `store`.
    * Default: on for OpenAI reasoning models (o-series, gpt-5) or when `reasoning` is set, and `store` is off.
    */
-  includeEncryptedReasoning?: boolean;
+  includeEncryptedReasoning?: boolean | undefined;
 }
 
 /**
@@ -169,8 +169,10 @@ export function createOpenAIModel(options: OpenAIModelOptions): OpenAIModel {
 }
 
 function buildClient(options: OpenAIModelOptions): OpenAI {
-  const apiKey = options.apiKey ?? process.env.OPENAI_API_KEY;
-  const baseURL = options.baseURL ?? process.env.OPENAI_BASE_URL;
+  // `process` is missing in Workers and browsers: there the options are the only source.
+  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env ?? {};
+  const apiKey = options.apiKey ?? env.OPENAI_API_KEY;
+  const baseURL = options.baseURL ?? env.OPENAI_BASE_URL;
   if (!apiKey && !baseURL)
     throw new ConfigError(
       'No OpenAI API key: pass { apiKey } or set OPENAI_API_KEY (or pass a baseURL for a server without authentication).',

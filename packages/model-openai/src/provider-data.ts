@@ -9,13 +9,15 @@ import type { ProviderData } from '@agentkit/core';
  * - text and tool calls from Responses: `itemId`, the output item's id.
  */
 export interface OpenAIProviderData {
-  field?: 'reasoning_content' | 'reasoning';
-  itemId?: string;
-  reasoningItem?: {
-    id: string;
-    summary: Array<{ type: 'summary_text'; text: string }>;
-    encryptedContent: string | null;
-  };
+  field?: 'reasoning_content' | 'reasoning' | undefined;
+  itemId?: string | undefined;
+  reasoningItem?:
+    | {
+        id: string;
+        summary: Array<{ type: 'summary_text'; text: string }>;
+        encryptedContent: string | null;
+      }
+    | undefined;
 }
 
 /** Wraps adapter data under the `openai` key. */

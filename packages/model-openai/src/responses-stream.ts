@@ -34,8 +34,8 @@ export async function* responsesChunks(
 interface StreamEnd {
   finished: boolean;
   /** `incomplete_details.reason` of an incomplete response. */
-  incomplete?: string;
-  usage?: Usage;
+  incomplete?: string | undefined;
+  usage?: Usage | undefined;
 }
 
 /** The content chunks of a Responses stream; the final event's outcome goes into `end`. */
@@ -49,7 +49,7 @@ async function* outputChunks(
   const summaryParts = new Map<string, number>();
   // The reasoning item the open thinking block belongs to: another item starts another block.
   let reasoningItem: string | undefined;
-  const newReasoning = (itemId: string): { newBlock?: true } => {
+  const newReasoning = (itemId: string): { newBlock?: true | undefined } => {
     if (itemId === reasoningItem) return {};
     reasoningItem = itemId;
     return { newBlock: true };

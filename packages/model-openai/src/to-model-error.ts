@@ -73,7 +73,7 @@ function typeFromBody(error: APIError): ErrorType {
 }
 
 function providerDetail(error: APIError, apiKey: string | undefined): string | undefined {
-  const body = error.error as { message?: unknown } | undefined;
+  const body = error.error as { message?: unknown | undefined } | undefined;
   const raw = typeof body?.message === 'string' ? body.message : undefined;
   const parts: string[] = [];
   if (error.code) parts.push(`[${error.code}]`);
@@ -82,7 +82,7 @@ function providerDetail(error: APIError, apiKey: string | undefined): string | u
 }
 
 /** Parses `retry-after-ms` (milliseconds) or `retry-after` (seconds or an HTTP date). */
-export function retryAfter(headers: Headers | undefined): { retryAfterMs?: number } {
+export function retryAfter(headers: Headers | undefined): { retryAfterMs?: number | undefined } {
   if (!headers) return {};
   const ms = Number.parseFloat(headers.get('retry-after-ms') ?? '');
   if (Number.isFinite(ms) && ms >= 0) return { retryAfterMs: Math.round(ms) };
@@ -101,12 +101,16 @@ function isNetworkError(error: unknown): boolean {
   let e: unknown = error;
   while (typeof e === 'object' && e !== null && !seen.has(e)) {
     seen.add(e);
-    const { name, code, message } = e as { name?: unknown; code?: unknown; message?: unknown };
+    const { name, code, message } = e as {
+      name?: unknown | undefined;
+      code?: unknown | undefined;
+      message?: unknown | undefined;
+    };
     if (typeof code === 'string' && networkCodes.test(code)) return true;
     if (name === 'TimeoutError' || name === 'ConnectTimeoutError') return true;
     // undici reports a body cut off mid-stream as `TypeError: terminated`.
     if (name === 'TypeError' && (message === 'terminated' || message === 'fetch failed')) return true;
-    e = (e as { cause?: unknown }).cause;
+    e = (e as { cause?: unknown | undefined }).cause;
   }
   return false;
 }

@@ -8,7 +8,7 @@ import type { ResponseUsage } from 'openai/resources/responses/responses';
  * `prompt_cache_hit_tokens`, whichever is larger), reasoning from `completion_tokens_details.reasoning_tokens`.
  */
 export function chatUsage(usage: CompletionUsage): Usage {
-  const extra = usage as CompletionUsage & { prompt_cache_hit_tokens?: number };
+  const extra = usage as CompletionUsage & { prompt_cache_hit_tokens?: number | undefined };
   return normalizeUsage({
     inputTokens: usage.prompt_tokens,
     outputTokens: usage.completion_tokens,

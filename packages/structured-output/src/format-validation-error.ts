@@ -29,7 +29,7 @@ export function formatValidationError(issues: readonly OutputIssue[]): string {
 }
 
 /**
- * Path segments from a JSON Pointer (`/items/0/name` → `['items', 0, 'name']`), as ajv reports them.
+ * Path segments from a JSON Pointer (`/items/0/name` → `['items', 0, 'name']`), as JSON Schema validators report them.
  * Numeric segments become numbers.
  */
 export function pointerToPath(pointer: string): PropertyKey[] {

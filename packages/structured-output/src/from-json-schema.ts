@@ -6,7 +6,7 @@ const validator = new JsonSchemaValidator();
 
 /**
  * Wraps a plain JSON Schema as a typed Standard Schema, so `structuredSchema` accepts it and
- * `structuredOutput` gets the type you name. Validation uses ajv (defaults filled, unknown keys kept).
+ * `structuredOutput` gets the type you name. Validation uses {@link JsonSchemaValidator} (defaults filled, unknown keys kept, known formats checked).
  * @example
  * const result = await agent.reply('Weather in Hangzhou?', {
  *   structuredSchema: fromJsonSchema<{ city: string; temperature: number }>({
@@ -16,7 +16,7 @@ const validator = new JsonSchemaValidator();
  *   }),
  * });
  * result.structuredOutput?.temperature; // number
- * @throws {StructuredSchemaError} when `schema` is not an object schema or does not compile.
+ * @throws {StructuredSchemaError} when `schema` is not an object schema or is not a usable JSON Schema.
  */
 export function fromJsonSchema<T>(schema: JSONSchema): StandardSchemaV1<unknown, T> {
   const frozen = JSON.parse(JSON.stringify(schema)) as JSONSchema;

@@ -8,7 +8,7 @@ import {
   STRUCTURED_OUTPUT_SUCCESS_TEXT,
 } from './texts';
 
-/** The closing text of a reply that produced its structured output (the reference's placeholder). */
+/** The closing text of a reply that produced its structured output (a placeholder: the result is `structuredOutput`). */
 export const STRUCTURED_OUTPUT_PLACEHOLDER = 'The required structured output is generated.';
 
 /** What {@link createGenerateStructuredOutputTool} needs. */
@@ -16,14 +16,14 @@ export interface GenerateStructuredOutputToolOptions {
   /** The stored JSON Schema of the reply (titles included). */
   jsonSchema: JSONSchema;
   /** The schema object, when the reply was started in this process; validation then uses it. */
-  liveSchema?: StandardSchemaV1 | null;
+  liveSchema?: StandardSchemaV1 | null | undefined;
   /** Validates against `jsonSchema` when there is no live schema. */
   validator: JsonSchemaValidator;
   /**
    * Called when the schema itself is at fault (its output is not plain JSON), before the call's error
    * result is saved; the plugin ends the reply with that error instead of letting the model retry.
    */
-  onSchemaProblem?: (toolCallId: string, message: string) => void;
+  onSchemaProblem?: ((toolCallId: string, message: string) => void) | undefined;
 }
 
 /**

@@ -7,4 +7,4 @@ import type { JSONValue } from '@agentkit/core';
  */
 export type OutputValidation =
   | { ok: true; value: JSONValue }
-  | { ok: false; error: string; schemaProblem?: true };
+  | { ok: false; error: string; schemaProblem?: true | undefined };

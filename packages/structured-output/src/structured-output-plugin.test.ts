@@ -244,7 +244,7 @@ describe('structuredOutput plugin', () => {
     ).toBe(true);
   });
 
-  it('accepts a plain JSON Schema through fromJsonSchema (validated by ajv)', async () => {
+  it('accepts a plain JSON Schema through fromJsonSchema (validated by the JSON Schema validator)', async () => {
     const model = new ScriptedModel([[toolCallChunk(TOOL, { city: 'Hangzhou', extra: 'kept' })]]);
     const agent = new Agent({ name: 'assistant', model, plugins: [structuredOutput()] });
     const result = await agent.reply('Weather?', {

@@ -25,7 +25,7 @@ export interface StructuredOutputOptions {
    * Extra iterations after `maxIters` during which the `GenerateStructuredOutput` call is forced; after
    * them the reply ends `exceed_max_iters` with `structuredOutput: null`. A positive integer, default 5.
    */
-  graceIters?: number;
+  graceIters?: number | undefined;
 }
 
 /** What the plugin keeps in `state.reply.data[name]` for the current reply: the schema as JSON Schema. */
@@ -139,7 +139,7 @@ export function structuredOutput(options: StructuredOutputOptions = {}): Plugin 
       },
 
       beforeTool({ ctx, toolCall }) {
-        // The reference always allows the final tool: it only validates and records the output.
+        // The final tool is always allowed: it only validates and records the output.
         if (toolCall.name === GENERATE_STRUCTURED_OUTPUT_TOOL_NAME && storedSchema(ctx) !== null)
           return { decision: 'allow' };
       },

@@ -6,7 +6,7 @@ import { AgentkitError } from '@agentkit/core';
  * `beforeReply` hook, so the reply ends with `finishedReason: 'error'` naming the plugin.
  */
 export class StructuredSchemaError extends AgentkitError {
-  constructor(message: string, options?: { cause?: unknown }) {
+  constructor(message: string, options?: { cause?: unknown | undefined }) {
     super('STRUCTURED_SCHEMA', message, options);
   }
 }

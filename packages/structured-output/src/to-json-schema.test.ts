@@ -1,6 +1,7 @@
 import type { StandardSchemaV1 } from '@agentkit/core';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { z as z3 } from 'zod/v3';
 import { JsonSchemaValidator } from './json-schema-validator';
 import { StructuredSchemaError } from './structured-schema-error';
 import { toJsonSchema } from './to-json-schema';
@@ -8,6 +9,14 @@ import { toJsonSchema } from './to-json-schema';
 const validator = new JsonSchemaValidator();
 
 describe('toJsonSchema', () => {
+  it('refuses a zod 3 schema with an error that names the zod version needed', () => {
+    expect(() => toJsonSchema(z3.object({ city: z3.string() }), validator)).toThrow(
+      new StructuredSchemaError(
+        'The structuredSchema cannot be used: it is a zod 3 schema, and agentkit needs zod ≥ 4.2 (the first version whose schemas describe themselves as JSON Schema): install zod@^4.2.',
+      ),
+    );
+  });
+
   it("uses a Standard Schema's input-side JSON Schema (defaults, optional keys not required)", () => {
     const schema = z.object({ city: z.string(), temperature: z.number().default(20) });
     expect(toJsonSchema(schema, validator)).toEqual({
@@ -18,7 +27,7 @@ describe('toJsonSchema', () => {
     });
   });
 
-  it('handles recursive schemas ($defs and $ref), which ajv then validates', () => {
+  it('handles recursive schemas ($defs and $ref), which the validator then follows', () => {
     interface Node {
       name: string;
       children: Node[];

@@ -1,4 +1,4 @@
-import type { JSONSchema, StandardSchemaV1 } from '@agentkit/core';
+import { type JSONSchema, type StandardSchemaV1, zodVersionProblem } from '@agentkit/core';
 import type { JsonSchemaValidator } from './json-schema-validator';
 import { StructuredSchemaError } from './structured-schema-error';
 
@@ -13,11 +13,13 @@ export function isStandardSchemaLike(value: unknown): value is StandardSchemaV1 
 /**
  * The plain JSON Schema (draft 2020-12) of a requested structured-output schema: a Standard Schema's
  * input side (`~standard.jsonSchema.input`, e.g. zod ≥ 4.2), or a JSON Schema object as given. The
- * result is plain JSON (safe to store in the agent state), describes an object, and compiles.
+ * result is plain JSON (safe to store in the agent state), describes an object, and is a usable JSON Schema.
  * @throws {StructuredSchemaError} when none of this holds.
  */
 export function toJsonSchema(schema: unknown, validator: JsonSchemaValidator): JSONSchema {
   let raw: unknown;
+  const problem = zodVersionProblem(schema);
+  if (problem) throw new StructuredSchemaError(`The structuredSchema cannot be used: ${problem}.`);
   if (isStandardSchemaLike(schema)) {
     const converter = schema['~standard'].jsonSchema;
     if (!converter || typeof converter.input !== 'function')
@@ -57,7 +59,7 @@ export function toJsonSchema(schema: unknown, validator: JsonSchemaValidator): J
 
 /**
  * Checks that a JSON Schema (a requested one, or one read back from the agent state) describes an object
- * and compiles. @throws {StructuredSchemaError}
+ * and is usable (see {@link JsonSchemaValidator.compile}). @throws {StructuredSchemaError}
  */
 export function assertUsableJsonSchema(
   json: unknown,

@@ -6,7 +6,7 @@ import type { TaskOpResult } from './task-op-result';
 export interface TaskCreateInput {
   subject: string;
   description: string;
-  metadata?: JSONObject | null;
+  metadata?: JSONObject | null | undefined;
 }
 
 /** The next task id: one more than the largest numeric id (non-numeric ids are ignored), `'1'` at first. */

@@ -5,17 +5,17 @@ import type { TaskOpResult } from './task-op-result';
 /** The input of `TaskUpdate` (snake_case, as the model writes it). */
 export interface TaskUpdateInput {
   task_id: string;
-  subject?: string | null;
-  description?: string | null;
+  subject?: string | null | undefined;
+  description?: string | null | undefined;
   /** `deleted` removes the task and scrubs its id from every other task. */
-  status?: TaskStatus | 'deleted' | null;
+  status?: TaskStatus | 'deleted' | null | undefined;
   /** Tasks that cannot start until this one completes. */
-  add_blocks?: string[] | null;
+  add_blocks?: string[] | null | undefined;
   /** Tasks that must complete before this one can start. */
-  add_blocked_by?: string[] | null;
-  owner?: string | null;
+  add_blocked_by?: string[] | null | undefined;
+  owner?: string | null | undefined;
   /** Keys merged into the task's metadata; a `null` value deletes the key. */
-  metadata?: { [key: string]: JSONValue } | null;
+  metadata?: { [key: string]: JSONValue } | null | undefined;
 }
 
 /** Text appended to an update that leaves the task completed. */

@@ -8,7 +8,7 @@ export class ConfigError extends AgentkitError {
   /** The offending field, e.g. `context.triggerRatio`. */
   readonly field: string | undefined;
 
-  constructor(message: string, options?: { field?: string; cause?: unknown }) {
+  constructor(message: string, options?: { field?: string | undefined; cause?: unknown | undefined }) {
     super('CONFIG', message, options);
     this.field = options?.field;
   }

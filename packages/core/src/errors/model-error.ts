@@ -18,7 +18,12 @@ export class ModelError extends AgentkitError {
   constructor(
     errorType: ErrorType,
     message: string,
-    options?: { status?: number; retryable?: boolean; retryAfterMs?: number; cause?: unknown },
+    options?: {
+      status?: number | undefined;
+      retryable?: boolean | undefined;
+      retryAfterMs?: number | undefined;
+      cause?: unknown | undefined;
+    },
   ) {
     super('MODEL', message, options);
     this.errorType = errorType;

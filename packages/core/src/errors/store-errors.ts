@@ -44,7 +44,7 @@ export class VersionConflictError extends AgentkitError {
 export class StoreDataError extends AgentkitError {
   /** The session whose record is bad. */
   readonly session: SessionKey;
-  constructor(session: SessionKey, reason: string, options?: { cause?: unknown }) {
+  constructor(session: SessionKey, reason: string, options?: { cause?: unknown | undefined }) {
     super('STORE_DATA', `The stored record of the ${describe(session)} is invalid: ${reason}`, options);
     this.session = session;
   }
@@ -52,7 +52,7 @@ export class StoreDataError extends AgentkitError {
 
 /** The store's backend could not be reached. The operation may be retried. */
 export class StoreConnectionError extends AgentkitError {
-  constructor(message: string, options?: { cause?: unknown }) {
+  constructor(message: string, options?: { cause?: unknown | undefined }) {
     super('STORE_CONNECTION', message, options);
   }
 }

@@ -3,9 +3,9 @@ import { AGENT_STATE_SCHEMA_VERSION, type AgentState } from '../state';
 /** Options of {@link pausedStateFixture}. */
 export interface PausedStateFixtureOptions {
   /** The state's `sessionId`. Default `'session-1'`. */
-  sessionId?: string;
+  sessionId?: string | undefined;
   /** Text woven into the user message and the summary, so that states built with different notes differ. */
-  note?: string;
+  note?: string | undefined;
 }
 
 /**

@@ -8,25 +8,28 @@ import { normalizeUsage, type Usage } from '../usage';
  */
 export type ScriptedResponse =
   | ModelChunk[]
-  | { chunks: ModelChunk[]; delayMs?: number; errorAfter?: Error }
+  | { chunks: ModelChunk[]; delayMs?: number | undefined; errorAfter?: Error | undefined }
   | { error: Error }
   | ((
       request: ModelRequest,
-    ) => ModelChunk[] | { chunks: ModelChunk[]; delayMs?: number; errorAfter?: Error } | { error: Error });
+    ) =>
+      | ModelChunk[]
+      | { chunks: ModelChunk[]; delayMs?: number | undefined; errorAfter?: Error | undefined }
+      | { error: Error });
 
 /** Options of {@link ScriptedModel}. */
 export interface ScriptedModelOptions {
-  name?: string;
-  contextSize?: number;
+  name?: string | undefined;
+  contextSize?: number | undefined;
   /** Overrides token counting (default: core's estimate). */
-  countTokens?: (input: TokenCountInput) => number;
+  countTokens?: ((input: TokenCountInput) => number) | undefined;
   /** When the script runs out: throw (default) or repeat the last response. */
-  onExhausted?: 'throw' | 'repeat';
+  onExhausted?: 'throw' | 'repeat' | undefined;
   /**
    * Record every request (deep copies of its messages, so a test sees them as sent). Default `true`;
    * turn off for benchmarks, where copying the history would cost more than the framework.
    */
-  recordRequests?: boolean;
+  recordRequests?: boolean | undefined;
 }
 
 /** A snapshot of a request the scripted model received (messages deep-copied). */

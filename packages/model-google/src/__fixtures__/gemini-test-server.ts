@@ -23,6 +23,10 @@ export interface GeminiTestServer {
   requests: ReceivedRequest[];
   /** Queues replies, answered in order. */
   reply(...replies: ScriptedReply[]): void;
+  /** Requests to `:countTokens`, kept apart from `requests` (a model counts in the background). */
+  countRequests: ReceivedRequest[];
+  /** Queues answers of `:countTokens`, in order; without one left it answers HTTP 500. */
+  countReply(...replies: Array<{ status: number; body: unknown }>): void;
   /** Resolves when the client closed a `hangAfter` stream. */
   clientClosed: Promise<void>;
   close(): Promise<void>;
@@ -33,6 +37,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export async function startGeminiServer(): Promise<GeminiTestServer> {
   const queue: ScriptedReply[] = [];
   const requests: ReceivedRequest[] = [];
+  const countQueue: Array<{ status: number; body: unknown }> = [];
+  const countRequests: ReceivedRequest[] = [];
   let markClosed!: () => void;
   const clientClosed = new Promise<void>((resolve) => (markClosed = resolve));
 
@@ -40,13 +46,24 @@ export async function startGeminiServer(): Promise<GeminiTestServer> {
     let raw = '';
     for await (const chunk of req) raw += chunk;
     const url = new URL(req.url ?? '/', 'http://localhost');
-    requests.push({
+    const received = {
       method: req.method ?? '',
       path: url.pathname,
       query: url.searchParams,
       headers: req.headers,
       body: raw ? JSON.parse(raw) : undefined,
-    });
+    };
+    if (url.pathname.endsWith(':countTokens')) {
+      countRequests.push(received);
+      const answer = countQueue.shift() ?? {
+        status: 500,
+        body: { error: { code: 500, message: 'test server: no count answer left', status: 'INTERNAL' } },
+      };
+      res.writeHead(answer.status, { 'content-type': 'application/json; charset=UTF-8' });
+      res.end(JSON.stringify(answer.body));
+      return;
+    }
+    requests.push(received);
     const next = queue.shift();
     if (!next) {
       res.writeHead(500, { 'content-type': 'application/json; charset=UTF-8' });
@@ -100,6 +117,8 @@ export async function startGeminiServer(): Promise<GeminiTestServer> {
     baseUrl: `http://127.0.0.1:${port}`,
     requests,
     reply: (...replies) => queue.push(...replies),
+    countRequests,
+    countReply: (...replies) => countQueue.push(...replies),
     clientClosed,
     close: () =>
       new Promise<void>((resolve) => {
