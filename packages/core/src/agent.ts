@@ -126,7 +126,7 @@ export class Agent {
       tools,
       toolOwners,
       plugins,
-      driver: new HookDriver(plugins),
+      driver: new HookDriver(plugins, logger),
       state,
       counter: new TokenCounter(options.model),
       tokens: { calibrate: false, last: undefined },

@@ -11,9 +11,8 @@ import type { Capabilities } from './capabilities';
 import { classifyError, type ErrorInfo } from './error-info';
 import { ConfigError } from './errors/config-error';
 import { ModelError } from './errors/model-error';
-import { PluginHookError } from './errors/plugin-hook-error';
 import type { AgentEvent, ExternalExecutionResultEvent, UserConfirmResultEvent } from './events';
-import type { HookDriver } from './hook-driver';
+import type { HookDriver, HookScope } from './hook-driver';
 import { newId } from './ids';
 import { now } from './now';
 import type { JSONObject, JSONValue } from './json';
@@ -24,8 +23,6 @@ import { type ModelPlan, openModelStream } from './open-model-stream';
 import { anyRuleMatches, decidePermission, defaultSuggestedRules } from './permissions';
 import type {
   ContinueReply,
-  HookName,
-  Hooks,
   InferenceRequest,
   Logger,
   Plugin,
@@ -92,7 +89,7 @@ function resultOf(msg: Msg, id: string): ToolResultBlock | undefined {
  * and replaying the stream rebuilds exactly the persisted message. `run()` resolves to the reply message,
  * or `null` for an interrupt sent to an idle agent.
  */
-export class ReplyRun implements RunHandle {
+export class ReplyRun implements RunHandle, HookScope {
   readonly controller = new AbortController();
   readonly signal = this.controller.signal;
   readonly state: AgentState;
@@ -187,18 +184,14 @@ export class ReplyRun implements RunHandle {
     }
 
     try {
-      for (const { plugin, fn } of this.core.driver.get('beforeReply')) {
-        const out = await this.intercept(plugin, 'beforeReply', () =>
-          fn({ ctx: this.ctx(plugin), input: replyInput, options: this.options }),
-        );
-        for (const tool of out?.tools ?? []) {
-          if (this.tools === this.core.tools) {
-            this.tools = new Map(this.core.tools);
-            this.toolOwners = new Map(this.core.toolOwners);
-          }
-          (this.tools as Map<string, Tool>).set(tool.name, tool);
-          (this.toolOwners as Map<string, Plugin<any>>).set(tool.name, plugin);
-        }
+      if (this.core.driver.has('beforeReply')) {
+        const mounted = await this.core.driver.collect('beforeReply', this, (ctx) => ({
+          ctx,
+          input: replyInput,
+          options: this.options,
+        }));
+        for (const { plugin, value } of mounted)
+          for (const tool of value.tools ?? []) this.mount(tool, plugin);
       }
       if (replyInput.kind === 'resume') {
         const outcome = await this.resume(
@@ -212,6 +205,16 @@ export class ReplyRun implements RunHandle {
       this.core.logger.error(`agentkit: reply '${this.msg.id}' of agent '${this.core.name}' failed`, error);
       return this.end('error', classifyError(error));
     }
+  }
+
+  /** Mounts a tool a plugin returned from `beforeReply`, for this run only. */
+  private mount(tool: Tool, plugin: Plugin<any>): void {
+    if (this.tools === this.core.tools) {
+      this.tools = new Map(this.core.tools);
+      this.toolOwners = new Map(this.core.toolOwners);
+    }
+    (this.tools as Map<string, Tool>).set(tool.name, tool);
+    (this.toolOwners as Map<string, Plugin<any>>).set(tool.name, plugin);
   }
 
   private async loop(): Promise<Msg> {
@@ -324,18 +327,24 @@ export class ReplyRun implements RunHandle {
     };
     this.nextToolChoice = undefined;
     const built = request;
-    for (const { plugin, fn } of this.core.driver.get('beforeInference')) {
-      this.contextReplaced = false;
-      const given = request;
-      const out = await this.intercept(plugin, 'beforeInference', () =>
-        fn({ ctx: this.ctx(plugin), request: given }),
+    if (this.core.driver.has('beforeInference'))
+      request = await this.core.driver.waterfall(
+        'beforeInference',
+        this,
+        request,
+        (ctx, given) => {
+          this.contextReplaced = false;
+          return { ctx, request: given };
+        },
+        (returned, given) => {
+          const next = returned || given;
+          // A hook that replaced the context (compression) without supplying messages gets them rebuilt.
+          // Hints need nothing: the request holds the reply message itself.
+          return this.contextReplaced && next.messages === given.messages
+            ? { ...next, messages: this.buildMessages() }
+            : next;
+        },
       );
-      if (out) request = out;
-      // A hook that replaced the context (compression) without supplying messages gets them rebuilt.
-      // Hints need nothing: the request holds the reply message itself.
-      if (this.contextReplaced && request.messages === given.messages)
-        request = { ...request, messages: this.buildMessages() };
-    }
     if (this.state.reply!.finish) return 'done'; // a hook ended the reply: no model call
     if (this.signal.aborted) return 'interrupted';
     const asBuilt =
@@ -463,19 +472,21 @@ export class ReplyRun implements RunHandle {
     let decision: ToolDecision | undefined;
     if (call.state === 'allowed') decision = { decision: 'allow' };
     else {
-      for (const { plugin, fn } of this.core.driver.get('beforeTool')) {
-        const out = await this.intercept(plugin, 'beforeTool', () =>
-          fn({ ctx: this.ctx(plugin), toolCall: call, tool, input }),
+      if (this.core.driver.has('beforeTool'))
+        decision = await this.core.driver.firstDecision(
+          'beforeTool',
+          this,
+          (ctx) => ({ ctx, toolCall: call, tool, input }),
+          (returned) => {
+            if (!returned) return undefined;
+            // An input without a decision replaces the input the next hooks (and the tool) see.
+            if ('input' in returned && returned.input !== undefined) {
+              input = returned.input;
+              replaced = true;
+            }
+            return returned.decision === undefined ? undefined : returned;
+          },
         );
-        if (!out) continue;
-        if ('input' in out && out.input !== undefined) {
-          input = out.input;
-          replaced = true;
-        }
-        if (out.decision === undefined) continue;
-        decision = out;
-        break;
-      }
       if (!tool) {
         // An unknown tool runs nowhere: a hook may deny it or hand it to the caller; otherwise it fails.
         if (decision?.decision === 'deny') return this.failCall(call, decision.message, 'denied');
@@ -600,10 +611,9 @@ export class ReplyRun implements RunHandle {
     metadata: JSONObject,
   ): Promise<void> {
     const streamed = resultOf(this.msg, call.id)?.output ?? [];
-    const hooks = this.core.driver.get('afterTool');
     let output = streamed;
-    if (hooks.length) {
-      let final: ToolResultBlock = {
+    if (this.core.driver.has('afterTool')) {
+      const saved: ToolResultBlock = {
         type: 'tool_result',
         id: call.id,
         name: call.name,
@@ -611,14 +621,12 @@ export class ReplyRun implements RunHandle {
         state,
         metadata,
       };
-      for (const { plugin, fn } of hooks) {
-        const given = final;
-        const out = await this.intercept(plugin, 'afterTool', () =>
-          fn({ ctx: this.ctx(plugin), toolCall: call, result: given }),
-        );
-        if (out) final = out;
-      }
-      ({ output, state, metadata } = final);
+      ({ output, state, metadata } = await this.core.driver.waterfall(
+        'afterTool',
+        this,
+        saved,
+        (ctx, result) => ({ ctx, toolCall: call, result }),
+      ));
     }
     const same = output === streamed || JSON.stringify(output) === JSON.stringify(streamed);
     this.emit({
@@ -704,18 +712,19 @@ export class ReplyRun implements RunHandle {
   private async pause(awaiting: ToolCallBlock[]): Promise<Msg> {
     // The paused message keeps changing when the reply resumes: hand out a snapshot.
     const msg = JSON.parse(JSON.stringify(this.msg)) as Msg;
-    await this.observe('onPause', (plugin) => ({ ctx: this.ctx(plugin), message: msg, awaiting }));
+    if (this.core.driver.has('onPause'))
+      await this.core.driver.observe('onPause', this, (ctx) => ({ ctx, message: msg, awaiting }));
     return msg;
   }
 
   private async beforeFinish(reason: 'completed' | 'exceed_max_iters'): Promise<ContinueReply | undefined> {
-    for (const { plugin, fn } of this.core.driver.get('beforeFinish')) {
-      const out = await this.intercept(plugin, 'beforeFinish', () =>
-        fn({ ctx: this.ctx(plugin), reason, message: this.msg }),
-      );
-      if (out?.continue) return out;
-    }
-    return undefined;
+    if (!this.core.driver.has('beforeFinish')) return undefined;
+    return this.core.driver.firstDecision(
+      'beforeFinish',
+      this,
+      (ctx) => ({ ctx, reason, message: this.msg }),
+      (returned) => (returned?.continue ? returned : undefined),
+    );
   }
 
   /** Ends the reply: closes unanswered calls (interrupt/error), emits REPLY_END, runs observers. */
@@ -762,52 +771,16 @@ export class ReplyRun implements RunHandle {
     const msg = this.compressedBlocks.length
       ? { ...this.msg, content: [...this.compressedBlocks, ...this.msg.content] }
       : this.msg;
-    await this.observe('onReplyEnd', (plugin) => ({
-      ctx: this.ctx(plugin),
-      message: msg,
-      finishedReason: reason,
-    }));
+    if (this.core.driver.has('onReplyEnd'))
+      await this.core.driver.observe('onReplyEnd', this, (ctx) => ({
+        ctx,
+        message: msg,
+        finishedReason: reason,
+      }));
     return msg;
   }
 
   // ── plugin plumbing ──────────────────────────────────────────────────────────────────────────
-
-  private async intercept<T>(plugin: Plugin<any>, hook: HookName, call: () => T | Promise<T>): Promise<T> {
-    try {
-      return await call();
-    } catch (error) {
-      if (this.signal.aborted) throw error;
-      throw new PluginHookError(plugin.name, hook, error);
-    }
-  }
-
-  private async observe<K extends 'onPause' | 'onReplyEnd'>(
-    hook: K,
-    event: (plugin: Plugin<any>) => Parameters<Hooks[K]>[0],
-  ): Promise<void> {
-    const handlers = this.core.driver.get(hook);
-    if (handlers.length === 0) return;
-    await Promise.all(
-      handlers.map(async ({ plugin, fn }) => {
-        try {
-          await (fn as (e: unknown) => unknown)(event(plugin));
-        } catch (error) {
-          await this.reportObserverError(plugin.name, hook, error);
-        }
-      }),
-    );
-  }
-
-  private async reportObserverError(plugin: string, hook: string, error: unknown): Promise<void> {
-    this.core.logger.error(`agentkit: plugin '${plugin}' failed in observer hook '${hook}'`, error);
-    for (const { plugin: p, fn } of this.core.driver.get('onError')) {
-      try {
-        await fn({ error, plugin, hook });
-      } catch (e) {
-        this.core.logger.error(`agentkit: plugin '${p.name}' failed in 'onError'`, e);
-      }
-    }
-  }
 
   addHint(hint: HintBlock['hint'], source: string | null, emit: boolean): HintBlock {
     const event: AgentEvent = {
@@ -823,7 +796,8 @@ export class ReplyRun implements RunHandle {
     return this.msg.content[this.msg.content.length - 1] as HintBlock;
   }
 
-  private ctx(plugin: Plugin<any>): PluginContext {
+  /** The context `plugin`'s hooks get (see `HookScope`). */
+  pluginContext(plugin: Plugin<any>): PluginContext {
     return pluginContext(this.core, plugin);
   }
 
