@@ -8,16 +8,19 @@ import { HookDriver } from './hook-driver';
 import type { JSONValue } from './json';
 import type { ChatModel, ModelChunk, ModelRequest, TokenCountInput } from './model';
 import { streamModel } from './open-model-stream';
-import { createMsg } from './msg';
 import type { Msg } from './msg';
 import type { Logger, Plugin, PluginOption, ReplyOptions, SetupContext } from './plugin';
 import { type AgentInput, normalizeInput } from './reply-input';
-import { type AgentCore, calibratedCount, ReplyRun, schemasOf } from './reply-loop';
+import type { AgentCore } from './agent-core';
+import { countRequestTokens } from './model-turn';
+import { ReplyRun } from './reply-loop';
 import { type EventSink, ReplyStream } from './reply-stream';
 import { isStandardSchema } from './standard-schema';
 import { type AgentState, createAgentState, parseAgentState } from './state';
+import { calibratedCount } from './token-calibration';
 import { TokenCounter } from './token-count';
 import type { Tool } from './tool';
+import { toolSchemas } from './tool-input';
 
 export type { AgentInput } from './reply-input';
 
@@ -189,16 +192,9 @@ export class Agent {
    */
   countTokens(input?: TokenCountInput): number {
     if (input) return this.core.counter.count(input);
-    const { summary, context } = this.core.state;
-    const summaryMsgs =
-      summary === '' || (Array.isArray(summary) && summary.length === 0)
-        ? []
-        : [createMsg({ role: 'user', content: summary, id: 'summary' })];
-    this.core.toolSchemas ??= schemasOf(this.core.tools);
-    const summaryMsg = summaryMsgs[0];
-    return calibratedCount(this.core, () =>
-      this.core.counter.countContext(this.core.systemPrompt, this.core.toolSchemas!, summaryMsg, context),
-    );
+    const core = this.core;
+    core.toolSchemas ??= toolSchemas(core.tools.values());
+    return calibratedCount(core.tokens, core.state, () => countRequestTokens(core, core.toolSchemas!));
   }
 
   /**

@@ -124,5 +124,5 @@ export {
   type ToolOutput,
   type ToolResult,
 } from './tool';
-export { toolJsonSchema } from './tool-input';
+export { toolJsonSchema, toolSchemas } from './tool-input';
 export { addUsage, emptyUsage, type Usage } from './usage';

@@ -1,38 +1,19 @@
-import type { HintBlock } from './blocks';
-import type { JSONObject, JSONValue } from './json';
-import type { Msg } from './msg';
-import type { PluginContext, Plugin } from './plugin';
-import { type AgentCore, calibratedCount } from './reply-loop';
-import type { AgentState } from './state';
-import { streamModel } from './open-model-stream';
+import type { AgentCore, RunHandle } from './agent-core';
+import type { JSONValue } from './json';
 import type { TokenCountInput } from './model';
-import type { Tool } from './tool';
-
-/** What a plugin context reaches through to the running (or last) reply. `ReplyRun` implements it. */
-export interface RunHandle {
-  readonly state: AgentState;
-  readonly signal: AbortSignal;
-  readonly toolList: readonly Tool[];
-  addHint(hint: HintBlock['hint'], source: string | null, emit: boolean): HintBlock;
-  finishReply(result?: {
-    reason?: 'completed' | 'exceed_max_iters';
-    structuredOutput?: unknown;
-    text?: string;
-  }): void;
-  emitCustom(name: string, value: JSONObject): void;
-  replaceContext(next: { summary: AgentState['summary']; context: Msg[] }): void;
-  countState(): number;
-}
+import { streamModel } from './open-model-stream';
+import type { Plugin, PluginContext } from './plugin';
+import { calibratedCount } from './token-calibration';
 
 /**
  * The context `plugin` gets in its hooks: one object per agent and plugin, made on first use. Its
- * reply-scoped members read `core.run`, the agent's current (or last) reply, so a reply costs no new
+ * reply-scoped members read `core.currentReply`, the agent's current (or last) reply, so a reply costs no new
  * closures per plugin — an agent runs one reply at a time, and hooks run only while their reply does.
  */
 export function pluginContext(core: AgentCore, plugin: Plugin<any>): PluginContext {
   let ctx = core.pluginContexts.get(plugin);
   if (!ctx) {
-    ctx = makePluginContext(core, plugin, () => core.run!);
+    ctx = makePluginContext(core, plugin, () => core.currentReply!);
     core.pluginContexts.set(plugin, ctx);
   }
   return ctx;
@@ -83,7 +64,7 @@ function makePluginContext(core: AgentCore, plugin: Plugin<any>, run: () => RunH
     replaceContext: (next) => run().replaceContext(next),
     streamModel: (request) => streamModel(core, { ...request, signal: request.signal ?? run().signal }),
     countTokens: (input?: TokenCountInput) =>
-      input ? core.counter.count(input) : calibratedCount(core, () => run().countState()),
+      input ? core.counter.count(input) : calibratedCount(core.tokens, core.state, () => run().countState()),
     capability: (key) => core.capabilities[key],
     get tools() {
       return run().toolList;

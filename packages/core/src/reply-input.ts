@@ -1,8 +1,10 @@
 import type { ToolCallBlock } from './blocks';
+import { ConfigError } from './errors/config-error';
 import { InvalidInputError, ResumeMismatchError } from './errors/input-errors';
 import type { ExternalExecutionResultEvent, InputEvent, UserConfirmResultEvent } from './events';
 import { isInputEvent } from './events';
 import { createMsg, type Msg, validateMsg } from './msg';
+import type { Plugin, ReplyOptions } from './plugin';
 import type { AgentState } from './state';
 
 /** What `reply` accepts: messages, a string (a user message), an input event, or nothing (continue). */
@@ -128,4 +130,19 @@ export function checkResume(event: UserConfirmResultEvent | ExternalExecutionRes
     );
   if (new Set(ids).size !== ids.length)
     throw new ResumeMismatchError(`${event.type} answers the same tool call more than once.`);
+}
+
+/** Reply options core types for plugins; each must be read by an installed plugin. */
+const PLUGIN_REPLY_OPTIONS = ['structuredSchema'] as const;
+
+/** Throws `ConfigError` for a plugin reply option that no installed plugin reads. */
+export function checkReplyOptions(options: ReplyOptions, plugins: readonly Plugin<any>[]): void {
+  for (const key of PLUGIN_REPLY_OPTIONS) {
+    if (options[key] === undefined || options[key] === null) continue;
+    if (plugins.some((p) => p.replyOptions?.includes(key))) continue;
+    throw new ConfigError(
+      `The reply option '${key}' needs a plugin that reads it (structuredOutput() from @agentkit/structured-output), and none is installed.`,
+      { field: key },
+    );
+  }
 }

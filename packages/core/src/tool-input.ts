@@ -1,6 +1,7 @@
 import { ConfigError } from './errors/config-error';
 import { checkJsonSchema } from './json-schema-check';
 import type { JSONSchema } from './json';
+import type { ToolSchema } from './model';
 import { isStandardSchema } from './standard-schema';
 import type { Tool } from './tool';
 
@@ -26,6 +27,15 @@ export function toolJsonSchema(tool: Tool): JSONSchema {
   const { $schema: _drop, ...rest } = schema as Record<string, unknown>;
   schemaCache.set(tool, rest);
   return rest;
+}
+
+/** The tool schemas a model sees: name, description and {@link toolJsonSchema} of each tool. */
+export function toolSchemas(tools: Iterable<Tool>): ToolSchema[] {
+  return Array.from(tools, (t) => ({
+    name: t.name,
+    description: t.description,
+    inputSchema: toolJsonSchema(t),
+  }));
 }
 
 /** The outcome of parsing a tool call's arguments. */
