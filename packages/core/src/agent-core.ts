@@ -29,16 +29,12 @@ export interface AgentCore extends ModelPlan {
   /** Calibration of token counts by what the provider reported for the last request. */
   tokens: TokenCalibration;
   /** The schemas of `tools`, built on first use. */
-  toolSchemas?: ToolSchema[];
+  toolSchemas: ToolSchema[] | undefined;
   /** The compression summary as the message that leads the model input, built when the summary changes. */
-  summaryLead?: { summary: AgentState['summary']; msg: Msg };
+  summaryLead: { summary: AgentState['summary']; msg: Msg } | undefined;
   maxIters: number;
   logger: Logger;
   capabilities: Partial<Capabilities>;
-  /** Each plugin's context, made once per agent (see `pluginContext`). */
-  pluginContexts: Map<Plugin<any>, PluginContext>;
-  /** The running reply, or the last one: what plugin contexts act on. */
-  currentReply?: RunHandle;
 }
 
 /** What a plugin context reaches through to the running (or last) reply. `ReplyRun` implements it. */
@@ -80,6 +76,4 @@ export interface ActiveReply extends RunHandle, HookScope {
   publish(event: AgentEvent): void;
   /** The schemas of this run's tools. */
   toolSchemas(): ToolSchema[];
-  /** The context a plugin's tools get: bound to this run. */
-  toolPluginContext(plugin: Plugin<any>): PluginContext;
 }

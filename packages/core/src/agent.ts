@@ -133,11 +133,12 @@ export class Agent {
       state,
       counter: new TokenCounter(options.model),
       tokens: { calibrate: false, last: undefined },
+      toolSchemas: undefined,
+      summaryLead: undefined,
       maxIters,
       retry: { maxRetries: 2, initialDelayMs: 500, maxDelayMs: 10_000, ...options.modelRetry },
       logger,
       capabilities,
-      pluginContexts: new Map(),
     };
 
     const setup: SetupContext = {

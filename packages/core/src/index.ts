@@ -18,8 +18,9 @@ export type {
   UrlSource,
 } from './blocks';
 export type { Capabilities, CompressionCapability, TasksCapability } from './capabilities';
-export { classifyError, type ErrorInfo, type ErrorType } from './error-info';
+export { classifyError, type ErrorInfo } from './error-info';
 export { AgentkitError, type AgentkitErrorCode } from './errors/agentkit-error';
+export type { ErrorType } from './errors/error-type';
 export { ConfigError } from './errors/config-error';
 export {
   InvalidInputError,

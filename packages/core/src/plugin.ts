@@ -61,10 +61,10 @@ export interface ContinueReply {
 
 /**
  * What every hook receives as `ctx`: the agent, the live state, and the ways a plugin acts on the reply.
- * Bound to the plugin whose hook runs (its state slot, its name on hints). A hook's `ctx` is the same object
- * for every reply of an agent: its reply-scoped members (`state`, `reply`, `signal`, `tools`, `addHint`, …)
- * act on the agent's current reply, so use it inside the hook, not in work left running after it. The
- * `ctx` a plugin's tool gets (`ToolContext.plugin`) stays bound to the reply that called the tool.
+ * Bound to the plugin whose hook runs (its state slot, its name on hints) and to one run of one reply: the
+ * plugin's hooks and tools in that run share one `ctx`, and a `ctx` kept past its run (work a hook or tool
+ * left running after an interrupt) still acts on that run, never on the next reply. Its members are
+ * methods: call them on `ctx` rather than detaching them.
  */
 export interface PluginContext {
   /** The name of the plugin this context belongs to. */

@@ -10,7 +10,7 @@ import { countRequestTokens, modelTurn } from './model-turn';
 import { createMsg, findToolResult, type Msg } from './msg';
 import { now } from './now';
 import type { Plugin, PluginContext, ReplyInput, ReplyOptions } from './plugin';
-import { pluginContext, runPluginContext } from './plugin-context';
+import { ReplyPluginContext } from './plugin-context';
 import { applyEvent } from './replay-events';
 import { beforeFinish, end, pause, resume } from './reply-ending';
 import {
@@ -48,7 +48,7 @@ export class ReplyRun implements ActiveReply {
   readonly compressedBlocks: ContentBlock[] = [];
   contextReplaced = false;
   private mountedSchemas: ToolSchema[] | undefined;
-  private toolContexts: Map<Plugin<any>, PluginContext> | undefined;
+  private pluginContexts: Map<Plugin<any>, PluginContext> | undefined;
 
   constructor(
     readonly core: AgentCore,
@@ -71,7 +71,6 @@ export class ReplyRun implements ActiveReply {
     this.msg = msg;
     // Taken now, before a hook may compress earlier calls out of the message (a resumed reply has some).
     for (const b of msg.content) if (b.type === 'tool_call') this.callIds.add(b.id);
-    this.core.currentReply = this;
   }
 
   record(event: AgentEvent): void {
@@ -221,15 +220,11 @@ export class ReplyRun implements ActiveReply {
     return (this.mountedSchemas ??= toolSchemas(this.tools.values()));
   }
 
-  /** The context `plugin`'s hooks get. */
+  /** The context `plugin` gets in this run, in its hooks and its tools: made on first use. */
   pluginContext(plugin: Plugin<any>): PluginContext {
-    return pluginContext(this.core, plugin);
-  }
-
-  toolPluginContext(plugin: Plugin<any>): PluginContext {
-    this.toolContexts ??= new Map();
-    let ctx = this.toolContexts.get(plugin);
-    if (!ctx) this.toolContexts.set(plugin, (ctx = runPluginContext(this.core, plugin, this)));
+    this.pluginContexts ??= new Map();
+    let ctx = this.pluginContexts.get(plugin);
+    if (!ctx) this.pluginContexts.set(plugin, (ctx = new ReplyPluginContext(this.core, plugin, this)));
     return ctx;
   }
 

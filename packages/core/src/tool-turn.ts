@@ -193,7 +193,7 @@ function toolContext(reply: ActiveReply, call: ToolCallBlock): ToolContext {
   const state = reply.state;
   const owner = reply.toolOwners.get(call.name);
   return {
-    ...(owner ? { plugin: reply.toolPluginContext(owner) } : {}),
+    ...(owner ? { plugin: reply.pluginContext(owner) } : {}),
     signal: reply.signal,
     toolCallId: call.id,
     replyId: reply.msg.id,
