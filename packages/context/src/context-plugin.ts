@@ -174,10 +174,6 @@ export function contextPlugin(options: ContextPluginOptions = {}): ContextPlugin
   };
 
   const compressTool = createCompressContextTool(async ({ plugin: ctx, toolCallId, signal }) => {
-    if (!ctx)
-      throw new Error(
-        'CompressContext must be mounted by the context plugin (it needs the plugin context), not as an agent tool.',
-      );
     const config = effective();
     const ratio = Math.max(0, config.triggerRatio - config.contextBufferRatio);
     const outcome = await runCompression(

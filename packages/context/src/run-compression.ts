@@ -1,4 +1,22 @@
-import { type AgentState, addUsage, type ChatModel, ConfigError, createMsg, emptyUsage, type HintBlock, type Logger, type ModelChunk, type ModelRequest, type Msg, newId, type TextBlock, type DataBlock, type TokenCountInput, type ToolSchema, type Usage } from '@agentkit/core';
+import {
+  type AgentState,
+  addUsage,
+  type ChatModel,
+  ConfigError,
+  createMsg,
+  emptyUsage,
+  type HintBlock,
+  type Logger,
+  type ModelChunk,
+  type ModelRequest,
+  type Msg,
+  newId,
+  type TextBlock,
+  type DataBlock,
+  type TokenCountInput,
+  type ToolSchema,
+  type Usage,
+} from '@agentkit/core';
 import { normalizeUsage } from '@agentkit/core/model';
 import type { ResolvedContextConfig } from './context-config';
 import { offloadReminder, TRUNCATION_SUMMARY } from './defaults';

@@ -13,14 +13,14 @@ import type { EventSink } from './reply-stream';
 import type { AgentState } from './state';
 import type { TokenCalibration } from './token-calibration';
 import type { TokenCounter } from './token-count';
-import type { Tool } from './tool';
+import type { AnyTool } from './tool';
 
 /** The parts of an agent a reply run needs. */
 export interface AgentCore extends ModelPlan {
   name: string;
   systemPrompt: string;
   model: ChatModel;
-  tools: ReadonlyMap<string, Tool>;
+  tools: ReadonlyMap<string, AnyTool>;
   toolOwners: ReadonlyMap<string, Plugin<any>>;
   plugins: readonly Plugin<any>[];
   driver: HookDriver;
@@ -41,7 +41,7 @@ export interface AgentCore extends ModelPlan {
 export interface RunHandle {
   readonly state: AgentState;
   readonly signal: AbortSignal;
-  readonly toolList: readonly Tool[];
+  readonly toolList: readonly AnyTool[];
   addHint(hint: HintBlock['hint'], source: string | null, emit: boolean): HintBlock;
   finishReply(result?: {
     reason?: 'completed' | 'exceed_max_iters';
@@ -61,7 +61,7 @@ export interface ActiveReply extends RunHandle, HookScope {
   /** The consumer of a streamed reply; `undefined` for `reply()`. */
   readonly sink?: EventSink<AgentEvent>;
   /** The tools of this run: the agent's, plus any a `beforeReply` hook mounted. */
-  readonly tools: ReadonlyMap<string, Tool>;
+  readonly tools: ReadonlyMap<string, AnyTool>;
   /** Which plugin mounted a tool, so its tools get that plugin's context. */
   readonly toolOwners: ReadonlyMap<string, Plugin<any>>;
   /** Every tool-call id of this reply, including calls a compression moved out of the message. */

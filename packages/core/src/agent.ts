@@ -19,7 +19,7 @@ import { isStandardSchema } from './standard-schema';
 import { type AgentState, createAgentState, parseAgentState } from './state';
 import { calibratedCount } from './token-calibration';
 import { TokenCounter } from './token-count';
-import type { Tool } from './tool';
+import type { AnyTool } from './tool';
 import { toolSchemas } from './tool-input';
 
 export type { AgentInput } from './reply-input';
@@ -97,7 +97,7 @@ export class Agent {
         (capabilities as Record<string, unknown>)[key] = value;
       }
 
-    const tools = new Map<string, Tool>();
+    const tools = new Map<string, AnyTool>();
     const toolOwners = new Map<string, Plugin<any>>();
     const owned = plugins.flatMap((p) =>
       (p.tools ?? []).map((tool) => ({ tool, owner: p as Plugin<any> | undefined })),
@@ -207,7 +207,7 @@ export class Agent {
   }
 
   /** The tools of the agent and its plugins (reply-scoped tools are not listed). */
-  get tools(): readonly Tool[] {
+  get tools(): readonly AnyTool[] {
     return [...this.core.tools.values()];
   }
 

@@ -81,6 +81,8 @@ export type {
   PluginContext,
   PluginOption,
   PluginStateSpec,
+  PluginTool,
+  PluginToolContext,
   ReplyEndHookEvent,
   ReplyInput,
   ReplyOptions,
@@ -118,6 +120,7 @@ export {
 } from './token-count';
 export {
   defineTool,
+  type AnyTool,
   type Tool,
   type ToolChunk,
   type ToolContext,

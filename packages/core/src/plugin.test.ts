@@ -5,7 +5,7 @@ import { ConfigError } from './errors/config-error';
 import { StateError } from './errors/state-error';
 import type { AgentEvent } from './events';
 import { getText } from './msg';
-import { definePlugin, type Plugin, type PluginContext } from './plugin';
+import { definePlugin, type Plugin, type PluginContext, type PluginToolContext } from './plugin';
 import { replayEvents } from './replay-events';
 import { defineTool } from './tool';
 import { ScriptedModel, textChunks, toolCallChunk } from './testing/scripted-model';
@@ -228,7 +228,7 @@ describe('plugins and hooks', () => {
         },
       },
       hooks: {
-        onReplyEnd: ({ ctx }) => ctx.setState({ replies: ctx.getState<{ replies: number }>().replies + 1 }),
+        onReplyEnd: ({ ctx }) => ctx.setState({ replies: ctx.getState().replies + 1 }),
       },
     });
     const model = new ScriptedModel([textChunks('a'), textChunks('b')]);
@@ -395,7 +395,7 @@ describe('compression mid-reply', () => {
       name: 'probe',
       description: 'looks at its plugin context',
       inputSchema: { type: 'object' },
-      execute: (_input, t) => {
+      execute: (_input, t: PluginToolContext<number>) => {
         toolCtx = t.plugin;
         return 'ok';
       },
@@ -406,7 +406,7 @@ describe('compression mid-reply', () => {
       tools: [probe],
       hooks: {
         beforeInference({ ctx }) {
-          ctx.setState((ctx.getState<number>() ?? 0) + 1);
+          ctx.setState(ctx.getState() + 1);
           seen.push({ ctx, replyId: ctx.reply.id, signal: ctx.signal });
         },
       },

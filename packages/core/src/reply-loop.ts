@@ -23,7 +23,7 @@ import {
 } from './reply-input';
 import type { EventSink } from './reply-stream';
 import type { AgentState } from './state';
-import type { Tool } from './tool';
+import type { AnyTool } from './tool';
 import { toolSchemas } from './tool-input';
 import { runToolCalls } from './tool-turn';
 
@@ -42,7 +42,7 @@ export class ReplyRun implements ActiveReply {
   readonly state: AgentState;
   msg!: Msg;
   /** The agent's tools, copied only when a plugin mounts reply-scoped ones. */
-  tools: ReadonlyMap<string, Tool>;
+  tools: ReadonlyMap<string, AnyTool>;
   toolOwners: ReadonlyMap<string, Plugin<any>>;
   readonly callIds = new Set<string>();
   readonly compressedBlocks: ContentBlock[] = [];
@@ -142,12 +142,12 @@ export class ReplyRun implements ActiveReply {
   }
 
   /** Mounts a tool a plugin returned from `beforeReply`, for this run only. */
-  private mount(tool: Tool, plugin: Plugin<any>): void {
+  private mount(tool: AnyTool, plugin: Plugin<any>): void {
     if (this.tools === this.core.tools) {
       this.tools = new Map(this.core.tools);
       this.toolOwners = new Map(this.core.toolOwners);
     }
-    (this.tools as Map<string, Tool>).set(tool.name, tool);
+    (this.tools as Map<string, AnyTool>).set(tool.name, tool);
     (this.toolOwners as Map<string, Plugin<any>>).set(tool.name, plugin);
   }
 
@@ -230,7 +230,7 @@ export class ReplyRun implements ActiveReply {
 
   // ── what plugin contexts reach (RunHandle) ───────────────────────────────────────────────────
 
-  get toolList(): readonly Tool[] {
+  get toolList(): readonly AnyTool[] {
     return [...this.tools.values()];
   }
 

@@ -3,15 +3,15 @@ import { checkJsonSchema } from './json-schema-check';
 import type { JSONSchema } from './json';
 import type { ToolSchema } from './model';
 import { isStandardSchema } from './standard-schema';
-import type { Tool } from './tool';
+import type { AnyTool } from './tool';
 
-const schemaCache = new WeakMap<Tool, JSONSchema>();
+const schemaCache = new WeakMap<AnyTool, JSONSchema>();
 
 /**
  * The JSON Schema the model sees for a tool: `tool.jsonSchema`, else the Standard Schema's own JSON
  * Schema (`~standard.jsonSchema`), else `inputSchema` itself when it is plain JSON Schema. Cached.
  */
-export function toolJsonSchema(tool: Tool): JSONSchema {
+export function toolJsonSchema(tool: AnyTool): JSONSchema {
   let schema = schemaCache.get(tool);
   if (schema) return schema;
   if (tool.jsonSchema) schema = tool.jsonSchema;
@@ -30,7 +30,7 @@ export function toolJsonSchema(tool: Tool): JSONSchema {
 }
 
 /** The tool schemas a model sees: name, description and {@link toolJsonSchema} of each tool. */
-export function toolSchemas(tools: Iterable<Tool>): ToolSchema[] {
+export function toolSchemas(tools: Iterable<AnyTool>): ToolSchema[] {
   return Array.from(tools, (t) => ({
     name: t.name,
     description: t.description,
@@ -49,7 +49,7 @@ function preview(raw: string): string {
  * Parses a call's raw JSON arguments and validates them against the tool's schema. Failures come back
  * as messages written for the model, telling it what to fix.
  */
-export async function parseToolInput(tool: Tool, raw: string): Promise<ParsedToolInput> {
+export async function parseToolInput(tool: AnyTool, raw: string): Promise<ParsedToolInput> {
   let value: unknown;
   try {
     value = raw.trim() === '' ? {} : JSON.parse(raw);

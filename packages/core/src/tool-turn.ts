@@ -6,7 +6,7 @@ import { newId } from './ids';
 import { anyRuleMatches, decidePermission, defaultSuggestedRules } from './permissions';
 import type { ToolDecision } from './plugin';
 import { raceAbort } from './sleep';
-import type { Tool, ToolChunk, ToolContext, ToolResult } from './tool';
+import type { AnyTool, ToolChunk, ToolContext, ToolResult } from './tool';
 import { parseToolInput } from './tool-input';
 
 /** How a tool call (or a batch of them) left the reply: done, waiting for an answer, or interrupted. */
@@ -156,7 +156,7 @@ export async function runToolCall(
 /** Runs an allowed call's tool and streams its output. A failure is the call's result, not the reply's. */
 async function executeTool(
   reply: ActiveReply,
-  tool: Tool,
+  tool: AnyTool,
   call: ToolCallBlock,
   input: unknown,
 ): Promise<{ state: ToolResultState; metadata: JSONObject }> {

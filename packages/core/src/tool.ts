@@ -1,10 +1,12 @@
 import type { DataBlock, TextBlock, ToolResultState } from './blocks';
 import type { JSONObject, JSONSchema } from './json';
 import type { StandardSchemaV1 } from './standard-schema';
-import type { PluginContext } from './plugin';
 import type { AgentState } from './state';
 
-/** What a tool receives besides its input. */
+/**
+ * What a tool receives besides its input. A plugin's tools get a {@link PluginToolContext} (from
+ * `plugin.ts`), which adds their plugin's context.
+ */
 export interface ToolContext {
   /** Aborted when the reply is interrupted. Pass it on to fetches, child processes, queries. */
   signal: AbortSignal;
@@ -18,8 +20,6 @@ export interface ToolContext {
   getPluginState<T = unknown>(plugin: string): T;
   /** Replaces a plugin's state slot (must be JSON). */
   setPluginState(plugin: string, value: unknown): void;
-  /** The context of the plugin that mounted this tool (plugin tools only): model, hints, compression… */
-  plugin?: PluginContext;
   /**
    * Ends the reply after the current tool round (before the next model call) with `completed` and the
    * given structured output, or with `exceed_max_iters` for a limit reached; `text` becomes the reply's
@@ -52,8 +52,12 @@ export type ToolOutput = unknown;
 /** An input schema: a Standard Schema (zod, valibot…) with JSON Schema support, or plain JSON Schema. */
 export type ToolInputSchema<I> = StandardSchemaV1<unknown, I> | JSONSchema;
 
-/** A tool the model can call. Build it with {@link defineTool} for input type inference. */
-export interface Tool<I = any> {
+/**
+ * A tool the model can call. Build it with {@link defineTool} for input type inference. `C` is the context
+ * `execute` needs: a plain {@link ToolContext}, or a plugin tool's `PluginToolContext` — a tool that needs
+ * its plugin's context cannot be given to the agent's own `tools`.
+ */
+export interface Tool<I = any, C extends ToolContext = ToolContext> {
   name: string;
   description: string;
   /** Parsed and validated before `execute`; failures go back to the model as error results. */
@@ -61,7 +65,7 @@ export interface Tool<I = any> {
   /** JSON Schema sent to the model; derived from `inputSchema` when omitted. */
   jsonSchema?: JSONSchema;
   /** Runs the tool. Omit for tools that are always executed externally. */
-  execute?: (input: I, ctx: ToolContext) => ToolOutput | Promise<ToolOutput> | AsyncIterable<ToolChunk>;
+  execute?: (input: I, ctx: C) => ToolOutput | Promise<ToolOutput> | AsyncIterable<ToolChunk>;
   /** Calls of concurrency-safe tools in one model response run in parallel. Default `false`. */
   concurrencySafe?: boolean;
   /** Ask the user before running (per call when a function). Permission rules in state can override. */
@@ -75,8 +79,12 @@ export interface Tool<I = any> {
   matchRule?: (ruleContent: string, input: I) => boolean;
 }
 
+/** Any tool, whatever context its `execute` needs: for code that lists or inspects tools. */
+export type AnyTool = Tool<any, any>;
+
 /**
- * Defines a tool; exists for type inference of `execute`'s input.
+ * Defines a tool; exists for type inference of `execute`'s input (from `inputSchema`) and context (from
+ * an annotated `ctx`, e.g. `(input, ctx: PluginToolContext<MyState>)` for a plugin's tool).
  * @example
  * const add = defineTool({
  *   name: 'add', description: 'Add two numbers',
@@ -84,6 +92,6 @@ export interface Tool<I = any> {
  *   execute: ({ a, b }) => String(a + b),
  * });
  */
-export function defineTool<I>(tool: Tool<I>): Tool<I> {
+export function defineTool<I, C extends ToolContext = ToolContext>(tool: Tool<I, C>): Tool<I, C> {
   return tool;
 }
