@@ -1,17 +1,13 @@
-import type { ActiveReply, AgentCore } from './agent-core';
-import type { ContentBlock, HintBlock, ToolCallBlock } from './blocks';
+import type { AgentCore } from './agent-core';
+import type { ToolCallBlock } from './blocks';
 import { classifyError } from './error-info';
 import { ReplyPausedError, ResumeMismatchError } from './errors/input-errors';
 import type { AgentEvent, ExternalExecutionResultEvent, UserConfirmResultEvent } from './events';
 import { newId } from './ids';
-import type { JSONObject, JSONValue } from './json';
-import type { ToolChoice, ToolSchema } from './model';
-import { countRequestTokens, modelTurn } from './model-turn';
+import type { ToolChoice } from './model';
+import { modelTurn } from './model-turn';
 import { createMsg, findToolResult, type Msg } from './msg';
-import { now } from './now';
-import type { Plugin, PluginContext, ReplyInput, ReplyOptions } from './plugin';
-import { ReplyPluginContext } from './plugin-context';
-import { applyEvent } from './replay-events';
+import type { ReplyInput, ReplyOptions } from './plugin';
 import { beforeFinish, end, pause, resume } from './reply-ending';
 import {
   type AgentInput,
@@ -21,49 +17,28 @@ import {
   findReplyMsg,
   normalizeInput,
 } from './reply-input';
+import { ReplyScope } from './reply-scope';
 import type { EventSink } from './reply-stream';
-import type { AgentState } from './state';
-import type { AnyTool } from './tool';
-import { toolSchemas } from './tool-input';
 import { runToolCalls } from './tool-turn';
 
 /**
  * One run of a reply: a new reply, a continuation, or the resumption of a paused one. It accepts the
  * input and alternates tool turns (`tool-turn.ts`) and model turns (`model-turn.ts`) until the reply
- * pauses or ends (`reply-ending.ts`); this file keeps that orchestration only, and the run's side of
- * what plugin contexts reach. Every event is applied to the persisted reply message with the same
- * reducer clients use (`applyEvent`) and, when a consumer streams, pushed to it at that same moment — so
- * the stream order is the order of the changes, and replaying the stream rebuilds exactly the persisted
- * message. `run()` resolves to the reply message, or `null` for an interrupt sent to an idle agent.
+ * pauses or ends (`reply-ending.ts`). This class keeps that orchestration only; the reply's state and
+ * what plugin contexts reach are its base, `ReplyScope` (`reply-scope.ts`). Every event is applied to
+ * the persisted reply message with the same reducer clients use (`applyEvent`) and, when a consumer
+ * streams, pushed to it at that same moment — so the stream order is the order of the changes, and
+ * replaying the stream rebuilds exactly the persisted message. `run()` resolves to the reply message,
+ * or `null` for an interrupt sent to an idle agent.
  */
-export class ReplyRun implements ActiveReply {
-  readonly controller = new AbortController();
-  readonly signal = this.controller.signal;
-  readonly state: AgentState;
-  msg!: Msg;
-  /** The agent's tools, copied only when a plugin mounts reply-scoped ones. */
-  tools: ReadonlyMap<string, AnyTool>;
-  toolOwners: ReadonlyMap<string, Plugin<any>>;
-  readonly callIds = new Set<string>();
-  readonly compressedBlocks: ContentBlock[] = [];
-  contextReplaced = false;
-  private mountedSchemas: ToolSchema[] | undefined;
-  private pluginContexts: Map<Plugin<any>, PluginContext> | undefined;
-
+export class ReplyRun extends ReplyScope {
   constructor(
-    readonly core: AgentCore,
+    core: AgentCore,
     private readonly input: AgentInput,
     private readonly options: ReplyOptions,
-    readonly sink?: EventSink<AgentEvent>,
+    sink?: EventSink<AgentEvent>,
   ) {
-    this.state = core.state;
-    this.tools = core.tools;
-    this.toolOwners = core.toolOwners;
-    const outer = options.signal;
-    if (outer) {
-      if (outer.aborted) this.controller.abort(outer.reason);
-      else outer.addEventListener('abort', () => this.controller.abort(outer.reason), { once: true });
-    }
+    super(core, options.signal, sink);
   }
 
   /** The input was accepted: this run owns `msg`, and plugin contexts act on it from now on. */
@@ -71,15 +46,6 @@ export class ReplyRun implements ActiveReply {
     this.msg = msg;
     // Taken now, before a hook may compress earlier calls out of the message (a resumed reply has some).
     for (const b of msg.content) if (b.type === 'tool_call') this.callIds.add(b.id);
-  }
-
-  record(event: AgentEvent): void {
-    applyEvent(this.msg, event);
-    this.sink?.push(event);
-  }
-
-  publish(event: AgentEvent): void {
-    this.sink?.push(event);
   }
 
   async run(): Promise<Msg | null> {
@@ -139,16 +105,6 @@ export class ReplyRun implements ActiveReply {
       this.core.logger.error(`agentkit: reply '${this.msg.id}' of agent '${this.core.name}' failed`, error);
       return end(this, 'error', classifyError(error));
     }
-  }
-
-  /** Mounts a tool a plugin returned from `beforeReply`, for this run only. */
-  private mount(tool: AnyTool, plugin: Plugin<any>): void {
-    if (this.tools === this.core.tools) {
-      this.tools = new Map(this.core.tools);
-      this.toolOwners = new Map(this.core.toolOwners);
-    }
-    (this.tools as Map<string, AnyTool>).set(tool.name, tool);
-    (this.toolOwners as Map<string, Plugin<any>>).set(tool.name, plugin);
   }
 
   /** Tool turns, then model turns, until the reply pauses or ends. */
@@ -212,88 +168,4 @@ export class ReplyRun implements ActiveReply {
     }
     return open;
   }
-
-  toolSchemas(): ToolSchema[] {
-    // The agent's own schemas are built once per agent; reply-scoped tools make a list of this run's.
-    if (this.tools === this.core.tools)
-      return (this.core.toolSchemas ??= toolSchemas(this.core.tools.values()));
-    return (this.mountedSchemas ??= toolSchemas(this.tools.values()));
-  }
-
-  /** The context `plugin` gets in this run, in its hooks and its tools: made on first use. */
-  pluginContext(plugin: Plugin<any>): PluginContext {
-    this.pluginContexts ??= new Map();
-    let ctx = this.pluginContexts.get(plugin);
-    if (!ctx) this.pluginContexts.set(plugin, (ctx = new ReplyPluginContext(this.core, plugin, this)));
-    return ctx;
-  }
-
-  // ── what plugin contexts reach (RunHandle) ───────────────────────────────────────────────────
-
-  get toolList(): readonly AnyTool[] {
-    return [...this.tools.values()];
-  }
-
-  countState(): number {
-    return countRequestTokens(this.core, this.toolSchemas());
-  }
-
-  addHint(hint: HintBlock['hint'], source: string | null, emit: boolean): HintBlock {
-    const event: AgentEvent = {
-      type: 'HINT_BLOCK',
-      replyId: this.msg.id,
-      blockId: newId(),
-      source,
-      hint: typeof hint === 'string' ? hint : structuredClone(hint),
-      createdAt: now(),
-    };
-    if (emit) this.record(event);
-    else applyEvent(this.msg, event);
-    return this.msg.content[this.msg.content.length - 1] as HintBlock;
-  }
-
-  finishReply(result?: {
-    reason?: 'completed' | 'exceed_max_iters';
-    structuredOutput?: unknown;
-    text?: string;
-  }): void {
-    this.state.reply!.finish = {
-      structuredOutput: (result?.structuredOutput ?? null) as JSONValue,
-      ...(result?.reason ? { reason: result.reason } : {}),
-      ...(typeof result?.text === 'string' ? { text: result.text } : {}),
-    };
-  }
-
-  emitCustom(name: string, value: JSONObject): void {
-    this.publish({ type: 'CUSTOM', replyId: this.msg.id, name, value });
-  }
-
-  replaceContext({ summary, context }: { summary: AgentState['summary']; context: Msg[] }): void {
-    const state = this.state;
-    state.summary = summary;
-    state.context = context;
-    this.contextReplaced = true;
-    const kept = context.find((m) => m.id === this.msg.id);
-    // Blocks of this reply that the compression summarised away still belong to what the reply
-    // produced: the returned message keeps them (the state keeps only the kept part).
-    const keys = new Set(kept?.content.map(blockKey));
-    for (const b of this.msg.content) if (!keys.has(blockKey(b))) this.compressedBlocks.push(b);
-    if (kept) this.msg = kept;
-    else {
-      // The reply's message was compressed away entirely: continue it in a fresh message with its id.
-      this.msg = createMsg({
-        role: 'assistant',
-        name: this.core.name,
-        content: [],
-        id: this.msg.id,
-        createdAt: this.msg.createdAt,
-      });
-      state.context.push(this.msg);
-    }
-  }
-}
-
-/** Identifies a block within a message (a call and its result share an id, not a type). */
-function blockKey(block: ContentBlock): string {
-  return `${block.type}:${block.id}`;
 }
