@@ -42,7 +42,7 @@ export interface RunHandle {
   readonly state: AgentState;
   readonly signal: AbortSignal;
   readonly toolList: readonly AnyTool[];
-  addHint(hint: HintBlock['hint'], source: string | null, emit: boolean): HintBlock;
+  addHint(hint: HintBlock['hint'], source: string | null, streamed: boolean): HintBlock;
   finishReply(result?: {
     reason?: 'completed' | 'exceed_max_iters';
     structuredOutput?: unknown;

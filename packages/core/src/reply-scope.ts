@@ -91,7 +91,7 @@ export class ReplyScope implements ActiveReply {
     return countRequestTokens(this.core, this.toolSchemas());
   }
 
-  addHint(hint: HintBlock['hint'], source: string | null, emit: boolean): HintBlock {
+  addHint(hint: HintBlock['hint'], source: string | null, streamed: boolean): HintBlock {
     const event: AgentEvent = {
       type: 'HINT_BLOCK',
       replyId: this.msg.id,
@@ -100,7 +100,7 @@ export class ReplyScope implements ActiveReply {
       hint: typeof hint === 'string' ? hint : structuredClone(hint),
       createdAt: now(),
     };
-    if (emit) this.record(event);
+    if (streamed) this.record(event);
     else applyEvent(this.msg, event);
     return this.msg.content[this.msg.content.length - 1] as HintBlock;
   }

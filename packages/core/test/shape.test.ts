@@ -14,7 +14,7 @@ const BUDGETS: Record<string, { lines: number; why: string }> = {
     lines: 200,
     why: 'orchestration only: the turns live in model-turn, tool-turn and reply-ending, the state in reply-scope',
   },
-  'events.ts': { lines: 750, why: 'the wire contract: every field documented' },
+  'events.ts': { lines: 500, why: 'the wire contract: every field documented' },
   'testing/session-store-conformance.ts': { lines: 900, why: 'one case per store rule, for store authors' },
 };
 
@@ -49,5 +49,21 @@ describe('the shape of core', () => {
   it('lists budgets only for files that exist', () => {
     const names = new Set(files.map((f) => f.name));
     expect(Object.keys(BUDGETS).filter((name) => !names.has(name))).toEqual([]);
+  });
+
+  it('documents every field of the wire contract (events.ts) with TSDoc', () => {
+    const lines = readFileSync(join(SRC, 'events.ts'), 'utf8').split('\n');
+    let inInterface = false;
+    const fields: string[] = [];
+    const undocumented = lines.flatMap((line, i) => {
+      if (/^export interface /.test(line)) inInterface = true;
+      else if (line === '}') inInterface = false;
+      const field = inInterface ? /^\s+(\w+)\??: /.exec(line)?.[1] : undefined;
+      if (!field) return [];
+      fields.push(field);
+      return lines[i - 1]!.trim().endsWith('*/') ? [] : [`line ${i + 1}: ${field}`];
+    });
+    expect(fields.length).toBeGreaterThan(100);
+    expect(undocumented).toEqual([]);
   });
 });
