@@ -8,7 +8,7 @@ import type { JSONObject } from './json';
 import type { ChatModel, ToolSchema } from './model';
 import type { Msg } from './msg';
 import type { ModelPlan } from './open-model-stream';
-import type { Logger, Plugin, PluginContext } from './plugin';
+import type { Logger, Plugin } from './plugin';
 import type { EventSink } from './reply-stream';
 import type { AgentState } from './state';
 import type { TokenCalibration } from './token-calibration';

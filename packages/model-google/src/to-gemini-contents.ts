@@ -1,5 +1,13 @@
 import type { Content, Part } from '@google/genai';
-import { type DataBlock, type Msg, type ProviderData, type TextBlock, type ThinkingBlock, type ToolCallBlock, type ToolResultBlock } from '@agentkit/core';
+import type {
+  DataBlock,
+  Msg,
+  ProviderData,
+  TextBlock,
+  ThinkingBlock,
+  ToolCallBlock,
+  ToolResultBlock,
+} from '@agentkit/core';
 import { toProviderTurns } from '@agentkit/core/model';
 
 /** `providerData` key holding a Gemini part's thought signature. */

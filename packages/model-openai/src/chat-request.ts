@@ -1,4 +1,4 @@
-import { type DataBlock, type ModelRequest, type TextBlock, type ToolChoice, type ToolResultBlock } from '@agentkit/core';
+import type { DataBlock, ModelRequest, TextBlock, ToolChoice, ToolResultBlock } from '@agentkit/core';
 import { type ProviderTurn, toProviderTurns } from '@agentkit/core/model';
 import type {
   ChatCompletionAssistantMessageParam,
