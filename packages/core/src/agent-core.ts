@@ -34,6 +34,13 @@ export interface AgentCore extends ModelPlan {
   summaryLead: { summary: AgentState['summary']; msg: Msg } | undefined;
   maxIters: number;
   logger: Logger;
+  /**
+   * The agent's last reply run, kept after it ended. Nothing reads it: it keeps one run (and its plugin
+   * contexts) alive, because V8 drops the hidden classes no live object uses after two major GCs, and
+   * with them the optimized reply loop — an idle agent's next replies then ran in a lower tier (+30 % per
+   * turn in bench S2, which measures right after a full GC).
+   */
+  lastReply: ActiveReply | undefined;
   capabilities: Partial<Capabilities>;
 }
 

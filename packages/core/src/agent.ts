@@ -135,6 +135,7 @@ export class Agent {
       tokens: { calibrate: false, last: undefined },
       toolSchemas: undefined,
       summaryLead: undefined,
+      lastReply: undefined,
       maxIters,
       retry: { maxRetries: 2, initialDelayMs: 500, maxDelayMs: 10_000, ...options.modelRetry },
       logger,

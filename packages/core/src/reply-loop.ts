@@ -46,6 +46,7 @@ export class ReplyRun extends ReplyScope {
     this.msg = msg;
     // Taken now, before a hook may compress earlier calls out of the message (a resumed reply has some).
     for (const b of msg.content) if (b.type === 'tool_call') this.callIds.add(b.id);
+    this.core.lastReply = this;
   }
 
   async run(): Promise<Msg | null> {
