@@ -11,7 +11,7 @@ import type { Job } from './child';
 import { importTimes, installedBytes, packedBytes } from './s5-footprint';
 import { BENCH_DIR, runChild } from './spawn-child';
 import { type Summary, summarize } from './stats';
-import { OTEL_SUBJECTS, PEERS, SUBJECTS, type SubjectId } from './subjects/index';
+import { OTEL_SUBJECTS, PEERS, SUBJECTS as SUBJECTS_ALL, type SubjectId } from './subjects/index';
 
 const args = process.argv.slice(2);
 const reportOnly = args.includes('--report');
@@ -21,6 +21,14 @@ const only = args
   ?.slice(7)
   .split(',');
 const wants = (id: string) => !only || only.includes(id);
+// `--subjects=agentkit,agentkit+plugins`: measure only these (a before/after of agentkit alone); prints only.
+const pickedSubjects = args
+  .find((a) => a.startsWith('--subjects='))
+  ?.slice(11)
+  .split(',');
+for (const s of pickedSubjects ?? [])
+  if (!(SUBJECTS_ALL as readonly string[]).includes(s)) throw new Error(`unknown subject '${s}'`);
+const SUBJECTS = SUBJECTS_ALL.filter((s) => !pickedSubjects || pickedSubjects.includes(s));
 
 let config = quick
   ? {
@@ -219,7 +227,7 @@ if (reportOnly) {
   }
   durationS = Math.round((Date.now() - started) / 1000);
   load.push(loadavg()[0]!);
-  if (!quick && !only)
+  if (!quick && !only && !pickedSubjects)
     appendFileSync(RAW, `${JSON.stringify({ date, commit, durationS, load, config, results, extra })}\n`);
 }
 log('done');
@@ -662,8 +670,9 @@ const appendix = [methodPath, findingsPath]
   .join('\n\n');
 const report = `${header}\n${appendix}\n`;
 
-process.stdout.write(`\n${targetTable}\n\n${sections.join('\n\n')}\n`);
-if ((!quick && !only) || reportOnly) {
+// Without the peers the targets have no bar: print the tables only.
+process.stdout.write(`\n${pickedSubjects ? '' : `${targetTable}\n\n`}${sections.join('\n\n')}\n`);
+if ((!quick && !only && !pickedSubjects) || reportOnly) {
   writeFileSync(join(BENCH_DIR, 'RESULTS.md'), report);
   log('wrote bench/RESULTS.md');
 }

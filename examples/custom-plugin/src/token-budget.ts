@@ -22,6 +22,9 @@ declare module '@agentkit/core' {
   }
 }
 
+/** The context this plugin's hooks get: `getState()` is typed by the state slot. */
+type Ctx = PluginContext<TokenBudgetState>;
+
 /** Per-reply bookkeeping (kept in the reply's plugin data, so it survives a pause and a reload). */
 interface ReplyData {
   /** The reply message's usage when last looked at. */
@@ -66,7 +69,7 @@ export function exhaustedHint(spent: number, limit: number): string {
 export function tokenBudget(options: TokenBudgetOptions): Plugin<TokenBudgetState> {
   const { limit, warnAt, count } = resolveTokenBudgetOptions(options);
 
-  const replyData = (ctx: PluginContext): ReplyData => ({
+  const replyData = (ctx: Ctx): ReplyData => ({
     seen: 0,
     carried: 0,
     warned: false,
@@ -74,7 +77,7 @@ export function tokenBudget(options: TokenBudgetOptions): Plugin<TokenBudgetStat
     ...ctx.getReplyData<ReplyData>(),
   });
   /** Tokens of the current reply so far. The reply's message id is the reply id (`ReplyPosition.id`). */
-  const replySpend = (ctx: PluginContext, usage: Usage | null | undefined): number => {
+  const replySpend = (ctx: Ctx, usage: Usage | null | undefined): number => {
     const data = replyData(ctx);
     const current = usage ? count(usage) : 0;
     if (current < data.seen) data.carried += data.seen; // the message was replaced (compression)
@@ -82,8 +85,8 @@ export function tokenBudget(options: TokenBudgetOptions): Plugin<TokenBudgetStat
     ctx.setReplyData(data);
     return data.carried + current;
   };
-  const spentBefore = (ctx: PluginContext) => ctx.getState<TokenBudgetState>().spent;
-  const spentNow = (ctx: PluginContext) =>
+  const spentBefore = (ctx: Ctx) => ctx.getState().spent;
+  const spentNow = (ctx: Ctx) =>
     spentBefore(ctx) + replySpend(ctx, ctx.state.context.findLast((m) => m.id === ctx.reply.id)?.usage);
 
   return definePlugin<TokenBudgetState>({
@@ -137,7 +140,7 @@ export function tokenBudget(options: TokenBudgetOptions): Plugin<TokenBudgetStat
           };
       },
       onReplyEnd({ ctx, message }) {
-        const state = ctx.getState<TokenBudgetState>();
+        const state = ctx.getState();
         ctx.setState({ spent: state.spent + replySpend(ctx, message.usage), replies: state.replies + 1 });
       },
     },

@@ -1,4 +1,4 @@
-import { defineTool, type Tool, type ToolContext, type ToolResult } from '@agentkit/core';
+import { defineTool, type PluginTool, type PluginToolContext, type ToolResult } from '@agentkit/core';
 
 /** The name of the autonomous compression tool. */
 export const COMPRESS_CONTEXT_TOOL_NAME = 'CompressContext';
@@ -22,14 +22,14 @@ export const COMPRESS_CONTEXT_TEXTS = {
 } as const;
 
 /**
- * Builds the `CompressContext` tool. `compress` does the work for the call (its {@link ToolContext}: the call
- * id, the signal and, when a plugin mounted the tool, that plugin's context) and says whether anything was
+ * Builds the `CompressContext` tool, a plugin tool. `compress` does the work for the call (its
+ * {@link PluginToolContext}: the call id, the signal and the plugin's context) and says whether anything was
  * compressed; it throws on failure, which the model sees as an error result.
  */
 export function createCompressContextTool(
-  compress: (ctx: ToolContext) => Promise<boolean>,
-): Tool<Record<string, never>> {
-  return defineTool<Record<string, never>>({
+  compress: (ctx: PluginToolContext) => Promise<boolean>,
+): PluginTool<Record<string, never>> {
+  return defineTool<Record<string, never>, PluginToolContext>({
     name: COMPRESS_CONTEXT_TOOL_NAME,
     description: COMPRESS_CONTEXT_DESCRIPTION,
     inputSchema: { type: 'object', properties: {}, additionalProperties: false },

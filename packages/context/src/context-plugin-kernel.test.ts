@@ -249,18 +249,6 @@ describe('compression through the kernel', () => {
     await expect(context.compress(agent)).rejects.toBeInstanceOf(ContextCompressionError);
     expect(agent.state).toEqual(before);
   });
-
-  it('a CompressContext tool mounted without its plugin reports that it needs the plugin', async () => {
-    const tool = contextPlugin({ compressionToolEnabled: true }).tools![0]!;
-    const model = new ScriptedModel([[toolCallChunk('CompressContext', {}, 'c1')], textChunks('done')]);
-    const agent = new Agent({ name: 'Friday', model, tools: [tool] });
-    await agent.reply('go');
-    const result = agent.state.context
-      .flatMap((m) => m.content)
-      .find((b): b is ToolResultBlock => b.type === 'tool_result')!;
-    expect(result.state).toBe('error');
-    expect(getBlocks({ content: result.output }, 'text')[0]!.text).toMatch(/mounted by the context plugin/);
-  });
 });
 
 describe('images beyond maxImageNum, through the kernel', () => {

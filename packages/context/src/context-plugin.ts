@@ -11,9 +11,8 @@ import {
   type PluginContext,
   type TextBlock,
   TokenCounter,
-  type Tool,
   type ToolSchema,
-  toolJsonSchema,
+  toolSchemas,
 } from '@agentkit/core';
 import { COMPRESS_CONTEXT_TOOL_NAME, createCompressContextTool } from './compress-context-tool';
 import { type ContextConfig, type ResolvedContextConfig, resolveContextConfig } from './context-config';
@@ -71,9 +70,6 @@ export interface ContextPlugin extends Plugin {
 }
 
 const NO_TOOLS: readonly ToolSchema[] = [];
-
-const schemasOf = (tools: readonly Tool[]): ToolSchema[] =>
-  tools.map((t) => ({ name: t.name, description: t.description, inputSchema: toolJsonSchema(t) }));
 
 function blocksMsg(blocks: ReadonlyArray<TextBlock | DataBlock>): Msg {
   return {
@@ -178,14 +174,10 @@ export function contextPlugin(options: ContextPluginOptions = {}): ContextPlugin
   };
 
   const compressTool = createCompressContextTool(async ({ plugin: ctx, toolCallId, signal }) => {
-    if (!ctx)
-      throw new Error(
-        'CompressContext must be mounted by the context plugin (it needs the plugin context), not as an agent tool.',
-      );
     const config = effective();
     const ratio = Math.max(0, config.triggerRatio - config.contextBufferRatio);
     const outcome = await runCompression(
-      targetOf(ctx, { systemPrompt: ctx.systemPrompt, tools: schemasOf(ctx.tools) }, config, signal),
+      targetOf(ctx, { systemPrompt: ctx.systemPrompt, tools: toolSchemas(ctx.tools) }, config, signal),
       {
         threshold: ratio * ctx.model.contextSize,
         fallbackToTruncation: false,
@@ -262,7 +254,7 @@ export function contextPlugin(options: ContextPluginOptions = {}): ContextPlugin
           state,
           model: agent.model,
           systemPrompt: agent.systemPrompt,
-          tools: schemasOf(agent.tools),
+          tools: toolSchemas(agent.tools),
           agentName: agent.name,
           config,
           offloader,

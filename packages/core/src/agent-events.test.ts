@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Agent } from './agent';
 import type { AgentEvent } from './events';
 import { getText, userMsg } from './msg';
-import { defineTool } from './tool';
+import { defineTool } from './define-tool';
 import { ScriptedModel, textChunks, thinkingChunk, toolCallChunk } from './testing/scripted-model';
 import type { ModelChunk } from './model';
 import { userConfirmResult } from './events';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Agent } from './agent';
-import { defineTool } from './tool';
+import { defineTool } from './define-tool';
 import { getText, userMsg } from './msg';
 import { replayEvents } from './replay-events';
 import type { AgentEvent } from './events';

@@ -9,17 +9,20 @@ import type { JSONValue } from './json';
 import type { ChatModel, ModelChunk, ModelRequest, TokenCountInput } from './model';
 import { streamModel } from './open-model-stream';
 import { toLogger } from './logger';
-import { createMsg } from './msg';
 import type { Msg } from './msg';
 import type { Logger, Plugin, PluginOption, ReplyOptions, SetupContext } from './plugin';
 import { type AgentInput, normalizeInput } from './reply-input';
-import { type AgentCore, calibratedCount, ReplyRun, schemasOf } from './reply-loop';
+import type { AgentCore } from './agent-core';
+import { countRequestTokens } from './model-turn';
+import { ReplyRun } from './reply-loop';
 import { type EventSink, ReplyStream } from './reply-stream';
 import { isStandardSchema } from './standard-schema';
 import { type AgentState, createAgentState, parseAgentState } from './state';
+import { calibratedCount } from './token-calibration';
 import { TokenCounter } from './token-count';
 import { toolJsonSchema } from './tool-input';
-import type { Tool } from './tool';
+import type { AnyTool } from './tool';
+import { toolSchemas } from './tool-input';
 
 export type { AgentInput } from './reply-input';
 
@@ -96,7 +99,7 @@ export class Agent {
         (capabilities as Record<string, unknown>)[key] = value;
       }
 
-    const tools = new Map<string, Tool>();
+    const tools = new Map<string, AnyTool>();
     const toolOwners = new Map<string, Plugin<any>>();
     const owned = plugins.flatMap((p) =>
       (p.tools ?? []).map((tool) => ({ tool, owner: p as Plugin<any> | undefined })),
@@ -129,15 +132,17 @@ export class Agent {
       tools,
       toolOwners,
       plugins,
-      driver: new HookDriver(plugins),
+      driver: new HookDriver(plugins, logger),
       state,
       counter: new TokenCounter(options.model),
       tokens: { calibrate: false, last: undefined },
+      toolSchemas: undefined,
+      summaryLead: undefined,
+      lastReply: undefined,
       maxIters,
       retry: { maxRetries: 2, initialDelayMs: 500, maxDelayMs: 10_000, ...options.modelRetry },
       logger,
       capabilities,
-      pluginContexts: new Map(),
     };
 
     const setup: SetupContext = {
@@ -192,16 +197,9 @@ export class Agent {
    */
   countTokens(input?: TokenCountInput): number {
     if (input) return this.core.counter.count(input);
-    const { summary, context } = this.core.state;
-    const summaryMsgs =
-      summary === '' || (Array.isArray(summary) && summary.length === 0)
-        ? []
-        : [createMsg({ role: 'user', content: summary, id: 'summary' })];
-    this.core.toolSchemas ??= schemasOf(this.core.tools);
-    const summaryMsg = summaryMsgs[0];
-    return calibratedCount(this.core, () =>
-      this.core.counter.countContext(this.core.systemPrompt, this.core.toolSchemas!, summaryMsg, context),
-    );
+    const core = this.core;
+    core.toolSchemas ??= toolSchemas(core.tools.values());
+    return calibratedCount(core.tokens, core.state, () => countRequestTokens(core, core.toolSchemas!));
   }
 
   /**
@@ -215,7 +213,7 @@ export class Agent {
   }
 
   /** The tools of the agent and its plugins (reply-scoped tools are not listed). */
-  get tools(): readonly Tool[] {
+  get tools(): readonly AnyTool[] {
     return [...this.core.tools.values()];
   }
 

@@ -4,11 +4,11 @@ import { Agent } from './agent';
 import type { ToolCallBlock, ToolResultBlock } from './blocks';
 import { type AgentEvent, externalExecutionResult, userConfirmResult } from './events';
 import type { Msg } from './msg';
-import { definePlugin } from './plugin';
+import { definePlugin, type PluginToolContext } from './plugin';
 import { toProviderTurns } from './provider-turns';
 import { replayEvents } from './replay-events';
 import { ScriptedModel, textChunks, toolCallChunk } from './testing/scripted-model';
-import { defineTool } from './tool';
+import { defineTool } from './define-tool';
 
 const objectSchema = { type: 'object', properties: { cmd: { type: 'string' } }, required: ['cmd'] };
 
@@ -329,9 +329,9 @@ describe('events raised by plugin tools', () => {
           name: 'note',
           description: 'notes',
           inputSchema: { type: 'object' },
-          execute: (_input, ctx) => {
-            ctx.plugin?.addHint('remember the note');
-            ctx.plugin?.emit('progress', { pct: 100 });
+          execute: (_input, ctx: PluginToolContext) => {
+            ctx.plugin.addHint('remember the note');
+            ctx.plugin.emit('progress', { pct: 100 });
             return 'noted';
           },
         }),
@@ -354,14 +354,14 @@ describe('plugin contexts shared across replies', () => {
       release = r;
     });
     let lateSawAborted: boolean | undefined;
-    const slow = defineTool<Record<string, never>>({
+    const slow = defineTool<Record<string, never>, PluginToolContext>({
       name: 'slow',
       description: 'ignores the signal',
       inputSchema: { type: 'object', properties: {} },
       async execute(_input, t) {
         await gate; // the interrupted reply ends without waiting for it
-        lateSawAborted = t.plugin!.signal.aborted;
-        if (!t.plugin!.signal.aborted) t.plugin!.addHint('late result of reply 1');
+        lateSawAborted = t.plugin.signal.aborted;
+        if (!t.plugin.signal.aborted) t.plugin.addHint('late result of reply 1');
         return 'done';
       },
     });

@@ -4,7 +4,8 @@ import { ReplyPausedError, ResumeMismatchError } from './errors/input-errors';
 import { externalExecutionResult, userConfirmResult, userInterrupt, type AgentEvent } from './events';
 import type { ToolCallBlock } from './blocks';
 import { getText } from './msg';
-import { defineTool, type Tool } from './tool';
+import { defineTool } from './define-tool';
+import type { Tool } from './tool';
 import { ScriptedModel, textChunks, toolCallChunk } from './testing/scripted-model';
 
 const objectSchema = { type: 'object', properties: { cmd: { type: 'string' } }, required: ['cmd'] };

@@ -18,8 +18,9 @@ export type {
   UrlSource,
 } from './blocks';
 export type { Capabilities, CompressionCapability, TasksCapability } from './capabilities';
-export { classifyError, type ErrorInfo, type ErrorType } from './error-info';
+export { classifyError, type ErrorInfo } from './error-info';
 export { AgentkitError, type AgentkitErrorCode } from './errors/agentkit-error';
+export type { ErrorType } from './errors/error-type';
 export { ConfigError } from './errors/config-error';
 export {
   InvalidInputError,
@@ -83,6 +84,8 @@ export type {
   PluginContext,
   PluginOption,
   PluginStateSpec,
+  PluginTool,
+  PluginToolContext,
   ReplyEndHookEvent,
   ReplyInput,
   ReplyOptions,
@@ -119,14 +122,15 @@ export {
   estimateBlockTokens,
   estimateTextTokens,
 } from './token-count';
-export {
-  defineTool,
-  type Tool,
-  type ToolChunk,
-  type ToolContext,
-  type ToolInputSchema,
-  type ToolOutput,
-  type ToolResult,
+export { defineTool } from './define-tool';
+export type {
+  AnyTool,
+  Tool,
+  ToolChunk,
+  ToolContext,
+  ToolInputSchema,
+  ToolOutput,
+  ToolResult,
 } from './tool';
-export { toolJsonSchema, zodVersionProblem } from './tool-input';
+export { toolJsonSchema, toolSchemas, zodVersionProblem } from './tool-input';
 export { addUsage, emptyUsage, type Usage } from './usage';

@@ -3,7 +3,7 @@ import { Agent } from './agent';
 import type { AgentEvent } from './events';
 import { getText } from './msg';
 import { replayEvents } from './replay-events';
-import { defineTool } from './tool';
+import { defineTool } from './define-tool';
 import { ScriptedModel, textChunks, toolCallChunk } from './testing/scripted-model';
 
 const schema = { type: 'object', properties: {} };

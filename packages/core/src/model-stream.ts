@@ -24,10 +24,10 @@ export class ModelStream {
 
   constructor(
     private readonly msg: Msg,
-    /** Applies an event to the message (the agent's reducer) and emits it. */
-    private readonly emit: (event: AgentEvent) => void,
-    /** Emits an event already applied here (deltas), or `undefined` when nobody streams. */
-    private readonly send: ((event: AgentEvent) => void) | undefined,
+    /** Applies an event to the message (the agent's reducer) and streams it. */
+    private readonly record: (event: AgentEvent) => void,
+    /** Streams an event already applied here (deltas), or `undefined` when nobody streams. */
+    private readonly publish: ((event: AgentEvent) => void) | undefined,
     /** The tool-call ids the reply already uses; new calls are added. A set, so a long reply stays O(1). */
     private readonly callIds: Set<string>,
   ) {}
@@ -41,7 +41,7 @@ export class ModelStream {
         if (text && !chunk.newBlock && !chunk.providerData) {
           if (chunk.delta) {
             text.text += chunk.delta;
-            this.send?.({ type: 'TEXT_BLOCK_DELTA', replyId, blockId: text.id, delta: chunk.delta });
+            this.publish?.({ type: 'TEXT_BLOCK_DELTA', replyId, blockId: text.id, delta: chunk.delta });
           }
           return;
         }
@@ -49,13 +49,13 @@ export class ModelStream {
         if (chunk.newBlock) this.closeText();
         this.closeThinking();
         if (!text || chunk.newBlock) {
-          this.emit({ type: 'TEXT_BLOCK_START', replyId, blockId: newId() });
+          this.record({ type: 'TEXT_BLOCK_START', replyId, blockId: newId() });
           text = this.text = this.msg.content[this.msg.content.length - 1] as TextBlock;
         }
         if (chunk.providerData) text.providerData = { ...text.providerData, ...chunk.providerData };
         this.sawText = true;
         if (chunk.delta)
-          this.emit({ type: 'TEXT_BLOCK_DELTA', replyId, blockId: text.id, delta: chunk.delta });
+          this.record({ type: 'TEXT_BLOCK_DELTA', replyId, blockId: text.id, delta: chunk.delta });
         return;
       }
       case 'thinking': {
@@ -63,14 +63,14 @@ export class ModelStream {
         this.closeText();
         if (chunk.newBlock) this.closeThinking();
         if (!this.thinking) {
-          this.emit({ type: 'THINKING_BLOCK_START', replyId, blockId: newId() });
+          this.record({ type: 'THINKING_BLOCK_START', replyId, blockId: newId() });
           this.thinking = this.msg.content[this.msg.content.length - 1] as ThinkingBlock;
         }
         const thinking = this.thinking;
         if (chunk.providerData) thinking.providerData = { ...thinking.providerData, ...chunk.providerData };
         if (chunk.delta) {
           thinking.thinking += chunk.delta;
-          this.send?.({ type: 'THINKING_BLOCK_DELTA', replyId, blockId: thinking.id, delta: chunk.delta });
+          this.publish?.({ type: 'THINKING_BLOCK_DELTA', replyId, blockId: thinking.id, delta: chunk.delta });
         }
         return;
       }
@@ -86,14 +86,14 @@ export class ModelStream {
           let id = chunk.id;
           for (let n = 2; this.callIds.has(id); n++) id = `${chunk.id}_${n}`;
           this.callIds.add(id);
-          this.emit({ type: 'TOOL_CALL_START', replyId, toolCallId: id, toolCallName: chunk.name ?? '' });
+          this.record({ type: 'TOOL_CALL_START', replyId, toolCallId: id, toolCallName: chunk.name ?? '' });
           call = this.msg.content[this.msg.content.length - 1] as ToolCallBlock;
           this.calls.set(chunk.id, call);
         }
         if (chunk.providerData) call.providerData = { ...call.providerData, ...chunk.providerData };
         if (chunk.delta) {
           call.input += chunk.delta;
-          this.send?.({ type: 'TOOL_CALL_DELTA', replyId, toolCallId: call.id, delta: chunk.delta });
+          this.publish?.({ type: 'TOOL_CALL_DELTA', replyId, toolCallId: call.id, delta: chunk.delta });
         }
         return;
       }
@@ -101,11 +101,11 @@ export class ModelStream {
         this.produced = true;
         if (chunk.newBlock) this.closeData();
         if (!this.data) {
-          this.emit({ type: 'DATA_BLOCK_START', replyId, blockId: newId(), mediaType: chunk.mediaType });
+          this.record({ type: 'DATA_BLOCK_START', replyId, blockId: newId(), mediaType: chunk.mediaType });
           this.data = this.msg.content[this.msg.content.length - 1] as DataBlock;
         }
         if (chunk.providerData) this.data.providerData = { ...this.data.providerData, ...chunk.providerData };
-        this.emit({
+        this.record({
           type: 'DATA_BLOCK_DELTA',
           replyId,
           blockId: this.data.id,
@@ -125,7 +125,7 @@ export class ModelStream {
     this.closeText();
     this.closeThinking();
     for (const call of this.calls.values()) {
-      this.emit({
+      this.record({
         type: 'TOOL_CALL_END',
         replyId: this.msg.id,
         toolCallId: call.id,
@@ -139,7 +139,7 @@ export class ModelStream {
   private closeData(): void {
     const data = this.data;
     if (!data) return;
-    this.emit({
+    this.record({
       type: 'DATA_BLOCK_END',
       replyId: this.msg.id,
       blockId: data.id,
@@ -151,7 +151,7 @@ export class ModelStream {
   private closeText(): void {
     const text = this.text;
     if (!text) return;
-    this.emit({
+    this.record({
       type: 'TEXT_BLOCK_END',
       replyId: this.msg.id,
       blockId: text.id,
@@ -163,7 +163,7 @@ export class ModelStream {
   private closeThinking(): void {
     const thinking = this.thinking;
     if (!thinking) return;
-    this.emit({
+    this.record({
       type: 'THINKING_BLOCK_END',
       replyId: this.msg.id,
       blockId: thinking.id,

@@ -1,4 +1,4 @@
-import type { ContentBlock, ContentBlockType, DataBlock, TextBlock } from './blocks';
+import type { ContentBlock, ContentBlockType, DataBlock, TextBlock, ToolResultBlock } from './blocks';
 import type { ErrorInfo } from './error-info';
 import { MessageValidationError } from './errors/input-errors';
 import { newId } from './ids';
@@ -144,4 +144,13 @@ export function getBlocks<T extends ContentBlockType>(
 ): Array<Extract<ContentBlock, { type: T }>> {
   const types: readonly string[] = Array.isArray(type) ? type : [type];
   return msg.content.filter((b) => types.includes(b.type)) as Array<Extract<ContentBlock, { type: T }>>;
+}
+
+/** The result block of tool call `id` in `msg`, searched from the end (where the newest blocks are). */
+export function findToolResult(msg: Pick<Msg, 'content'>, id: string): ToolResultBlock | undefined {
+  for (let i = msg.content.length - 1; i >= 0; i--) {
+    const b = msg.content[i]!;
+    if (b.type === 'tool_result' && b.id === id) return b;
+  }
+  return undefined;
 }

@@ -1,9 +1,9 @@
 import type { PermissionRule } from './blocks';
 import type { ToolDecision } from './plugin';
 import type { PermissionRules } from './state';
-import type { Tool } from './tool';
+import type { AnyTool } from './tool';
 
-function matches(rule: PermissionRule, tool: Tool, input: unknown): boolean {
+function matches(rule: PermissionRule, tool: AnyTool, input: unknown): boolean {
   if (rule.toolName !== tool.name) return false;
   if (rule.ruleContent === null || rule.ruleContent === undefined) return true;
   // Without the tool's own matcher, a rule covers exactly one input (canonical JSON): a substring match
@@ -25,12 +25,12 @@ export function canonicalJson(value: unknown): string {
 }
 
 /** The rule offered to the user by default when a call needs confirmation: allow every call of the tool. */
-export function defaultSuggestedRules(tool: Tool): PermissionRule[] {
+export function defaultSuggestedRules(tool: AnyTool): PermissionRule[] {
   return [{ toolName: tool.name, ruleContent: null, behavior: 'allow' }];
 }
 
 /** Whether any of `rules` covers this call. */
-export function anyRuleMatches(rules: readonly PermissionRule[], tool: Tool, input: unknown): boolean {
+export function anyRuleMatches(rules: readonly PermissionRule[], tool: AnyTool, input: unknown): boolean {
   return rules.some((r) => matches(r, tool, input));
 }
 
@@ -38,7 +38,7 @@ export function anyRuleMatches(rules: readonly PermissionRule[], tool: Tool, inp
  * The default decision about a call when no `beforeTool` hook decided: deny rules, then ask rules, then
  * the tool's own `needsConfirmation` unless an allow rule covers the call, then external tools, else allow.
  */
-export function decidePermission(rules: PermissionRules, tool: Tool, input: unknown): ToolDecision {
+export function decidePermission(rules: PermissionRules, tool: AnyTool, input: unknown): ToolDecision {
   if (anyRuleMatches(rules.deny, tool, input))
     return {
       decision: 'deny',

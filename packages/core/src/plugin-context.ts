@@ -1,92 +1,96 @@
+import type { AgentCore, RunHandle } from './agent-core';
 import type { HintBlock } from './blocks';
+import type { Capabilities } from './capabilities';
 import type { JSONObject, JSONValue } from './json';
+import type { ModelChunk, ModelRequest, TokenCountInput } from './model';
 import type { Msg } from './msg';
-import type { PluginContext, Plugin } from './plugin';
-import { type AgentCore, calibratedCount } from './reply-loop';
-import type { AgentState } from './state';
 import { streamModel } from './open-model-stream';
-import type { TokenCountInput } from './model';
-import type { Tool } from './tool';
+import type { Plugin, PluginContext } from './plugin';
+import type { AgentState } from './state';
+import { calibratedCount } from './token-calibration';
 
-/** What a plugin context reaches through to the running (or last) reply. `ReplyRun` implements it. */
-export interface RunHandle {
-  readonly state: AgentState;
-  readonly signal: AbortSignal;
-  readonly toolList: readonly Tool[];
-  addHint(hint: HintBlock['hint'], source: string | null, emit: boolean): HintBlock;
+/**
+ * The context one plugin gets in one reply run — in its hooks and in its tools alike — made on first use
+ * per run and plugin, like Hono's per-request `Context`. Its members live on the prototype, so a context
+ * costs one small object per run and plugin, not a set of closures; and it stays bound to its own run, so
+ * work a hook or tool leaves running after its reply ended never acts on the next one.
+ */
+export class ReplyPluginContext implements PluginContext {
+  constructor(
+    private readonly core: AgentCore,
+    private readonly plugin: Plugin<any>,
+    private readonly run: RunHandle,
+  ) {}
+
+  get pluginName(): string {
+    return this.plugin.name;
+  }
+  get agentName(): string {
+    return this.core.name;
+  }
+  get model() {
+    return this.core.model;
+  }
+  get systemPrompt(): string {
+    return this.core.systemPrompt;
+  }
+  get state(): AgentState {
+    return this.run.state;
+  }
+  get reply() {
+    return this.run.state.reply!;
+  }
+  get maxIters(): number {
+    return this.core.maxIters;
+  }
+  get signal(): AbortSignal {
+    return this.run.signal;
+  }
+  get logger() {
+    return this.core.logger;
+  }
+  get tools() {
+    return this.run.toolList;
+  }
+  getState<T = unknown>(): T {
+    return this.run.state.plugins[this.plugin.name] as T;
+  }
+  setState(value: unknown): void {
+    this.run.state.plugins[this.plugin.name] = value as JSONValue;
+  }
+  getReplyData<T = unknown>(): T | undefined {
+    return this.run.state.reply!.data[this.plugin.name] as T | undefined;
+  }
+  setReplyData(value: unknown): void {
+    this.run.state.reply!.data[this.plugin.name] = value as JSONValue;
+  }
+  addHint(hint: HintBlock['hint'], options?: { source?: string | null; emit?: boolean }): HintBlock {
+    const source = options?.source === undefined ? this.plugin.name : options.source;
+    return this.run.addHint(hint, source, options?.emit !== false);
+  }
   finishReply(result?: {
     reason?: 'completed' | 'exceed_max_iters' | undefined;
     structuredOutput?: unknown | undefined;
     text?: string | undefined;
-  }): void;
-  emitCustom(name: string, value: JSONObject): void;
-  replaceContext(next: { summary: AgentState['summary']; context: Msg[] }): void;
-  countState(): number;
-}
-
-/**
- * The context `plugin` gets in its hooks: one object per agent and plugin, made on first use. Its
- * reply-scoped members read `core.run`, the agent's current (or last) reply, so a reply costs no new
- * closures per plugin — an agent runs one reply at a time, and hooks run only while their reply does.
- */
-export function pluginContext(core: AgentCore, plugin: Plugin<any>): PluginContext {
-  let ctx = core.pluginContexts.get(plugin);
-  if (!ctx) {
-    ctx = makePluginContext(core, plugin, () => core.run!);
-    core.pluginContexts.set(plugin, ctx);
+  }) {
+    this.run.finishReply(result);
   }
-  return ctx;
-}
-
-/**
- * A plugin context bound to one run: for a plugin's tools, which an interrupt may leave running after
- * their reply ended — they must keep seeing that reply (its aborted signal), never the next one.
- */
-export function runPluginContext(core: AgentCore, plugin: Plugin<any>, run: RunHandle): PluginContext {
-  return makePluginContext(core, plugin, () => run);
-}
-
-function makePluginContext(core: AgentCore, plugin: Plugin<any>, run: () => RunHandle): PluginContext {
-  const name = plugin.name;
-  return {
-    pluginName: name,
-    agentName: core.name,
-    get model() {
-      return core.model;
-    },
-    get systemPrompt() {
-      return core.systemPrompt;
-    },
-    get state() {
-      return run().state;
-    },
-    get reply() {
-      return run().state.reply!;
-    },
-    maxIters: core.maxIters,
-    get signal() {
-      return run().signal;
-    },
-    logger: core.logger,
-    getState: <T>() => run().state.plugins[name] as T,
-    setState: (value) => {
-      run().state.plugins[name] = value as JSONValue;
-    },
-    getReplyData: <T>() => run().state.reply!.data[name] as T | undefined,
-    setReplyData: (value) => {
-      run().state.reply!.data[name] = value as JSONValue;
-    },
-    addHint: (hint, options) =>
-      run().addHint(hint, options?.source === undefined ? name : options.source, options?.emit !== false),
-    finishReply: (result) => run().finishReply(result),
-    emit: (event, value) => run().emitCustom(event, value),
-    replaceContext: (next) => run().replaceContext(next),
-    streamModel: (request) => streamModel(core, { ...request, signal: request.signal ?? run().signal }),
-    countTokens: (input?: TokenCountInput) =>
-      input ? core.counter.count(input) : calibratedCount(core, () => run().countState()),
-    capability: (key) => core.capabilities[key],
-    get tools() {
-      return run().toolList;
-    },
-  };
+  emit(name: string, value: JSONObject): void {
+    this.run.emitCustom(name, value);
+  }
+  replaceContext(next: { summary: AgentState['summary']; context: Msg[] }): void {
+    this.run.replaceContext(next);
+  }
+  streamModel(request: Omit<ModelRequest, 'signal'> & { signal?: AbortSignal }): AsyncIterable<ModelChunk> {
+    return streamModel(this.core, { ...request, signal: request.signal ?? this.run.signal });
+  }
+  countTokens(input?: TokenCountInput): number {
+    const core = this.core;
+    return input
+      ? core.counter.count(input)
+      : calibratedCount(core.tokens, core.state, () => this.run.countState());
+  }
+  capability<K extends keyof Capabilities>(key: K): Capabilities[K] | undefined {
+    return this.core.capabilities[key];
+  }
 }

@@ -5,9 +5,9 @@ import { ConfigError } from './errors/config-error';
 import { StateError } from './errors/state-error';
 import type { AgentEvent } from './events';
 import { getText } from './msg';
-import { definePlugin, type Plugin } from './plugin';
+import { definePlugin, type Plugin, type PluginContext, type PluginToolContext } from './plugin';
 import { replayEvents } from './replay-events';
-import { defineTool } from './tool';
+import { defineTool } from './define-tool';
 import { ScriptedModel, textChunks, toolCallChunk } from './testing/scripted-model';
 
 const echo = defineTool({
@@ -228,7 +228,7 @@ describe('plugins and hooks', () => {
         },
       },
       hooks: {
-        onReplyEnd: ({ ctx }) => ctx.setState({ replies: ctx.getState<{ replies: number }>().replies + 1 }),
+        onReplyEnd: ({ ctx }) => ctx.setState({ replies: ctx.getState().replies + 1 }),
       },
     });
     const model = new ScriptedModel([textChunks('a'), textChunks('b')]);
@@ -388,46 +388,59 @@ describe('compression mid-reply', () => {
     expect(agent.state.summary).toBe('earlier work');
   });
 
-  it('should give a plugin one context per agent whose reply members follow the current reply', async () => {
-    const seen: Array<{ ctx: unknown; replyId: string; signal: AbortSignal; slot: unknown }> = [];
+  it('should give a plugin one context per reply run, shared by its hooks and tools and bound to that run', async () => {
+    const seen: Array<{ ctx: PluginContext; replyId: string; signal: AbortSignal }> = [];
+    let toolCtx: PluginContext | undefined;
+    const probe = defineTool({
+      name: 'probe',
+      description: 'looks at its plugin context',
+      inputSchema: { type: 'object' },
+      execute: (_input, t: PluginToolContext<number>) => {
+        toolCtx = t.plugin;
+        return 'ok';
+      },
+    });
     const plugin: Plugin<number> = {
       name: 'watch',
       state: { initial: () => 0 },
+      tools: [probe],
       hooks: {
         beforeInference({ ctx }) {
-          ctx.setState((ctx.getState<number>() ?? 0) + 1);
-          seen.push({ ctx, replyId: ctx.reply.id, signal: ctx.signal, slot: ctx.getState() });
+          ctx.setState(ctx.getState() + 1);
+          seen.push({ ctx, replyId: ctx.reply.id, signal: ctx.signal });
         },
       },
     };
     const other: Plugin = {
       name: 'other',
       hooks: {
-        beforeInference({ ctx }) {
-          seen.push({ ctx, replyId: ctx.reply.id, signal: ctx.signal, slot: ctx.pluginName });
-        },
+        beforeInference: ({ ctx }) => void seen.push({ ctx, replyId: ctx.reply.id, signal: ctx.signal }),
       },
     };
     const agent = new Agent({
       name: 'a',
-      model: new ScriptedModel([textChunks('one'), textChunks('two')]),
+      model: new ScriptedModel([[toolCallChunk('probe', {})], textChunks('one'), textChunks('two')]),
       plugins: [plugin, other],
     });
     const first = await agent.reply('1');
     const second = await agent.reply('2');
-    const [w1, o1, w2, o2] = seen;
-    expect(w1!.ctx).toBe(w2!.ctx);
-    expect(o1!.ctx).toBe(o2!.ctx);
-    expect(w1!.ctx).not.toBe(o1!.ctx);
-    expect([w1!.replyId, w2!.replyId]).toEqual([first.id, second.id]);
-    expect(w1!.signal).not.toBe(w2!.signal);
-    expect([w1!.slot, w2!.slot, o1!.slot]).toEqual([1, 2, 'other']);
-    expect(agent.state.plugins.watch).toBe(2);
-    // A refused reply never starts: the context still acts on the last reply that ran.
+    const [w1a, o1a, w1b, o1b, w2, o2] = seen;
+    // Within a run: one ctx per plugin, for every hook call and for the plugin's tools.
+    expect(w1a!.ctx).toBe(w1b!.ctx);
+    expect(o1a!.ctx).toBe(o1b!.ctx);
+    expect(w1a!.ctx).not.toBe(o1a!.ctx);
+    expect(toolCtx).toBe(w1a!.ctx);
+    // Each run has its own.
+    expect(w2!.ctx).not.toBe(w1a!.ctx);
+    expect(o2!.ctx).not.toBe(o1a!.ctx);
+    expect([w1a!.replyId, w2!.replyId]).toEqual([first.id, second.id]);
+    expect(w1a!.signal).not.toBe(w2!.signal);
+    expect(agent.state.plugins.watch).toBe(3);
+    // A ctx kept past its run still acts on that run, not on the next reply (nor on a refused one).
     await expect(agent.reply('3', { structuredSchema: z.object({}) })).rejects.toBeInstanceOf(ConfigError);
-    const ctx = w2!.ctx as { signal: AbortSignal; tools: readonly unknown[] };
-    expect(ctx.signal).toBe(w2!.signal);
-    expect(ctx.tools).toEqual([]);
+    expect(w1a!.ctx.reply.id).toBe(second.id); // the state's reply position is live state, shared
+    expect(w1a!.ctx.signal).toBe(w1a!.signal);
+    expect(w1a!.ctx.tools.map((t) => t.name)).toEqual(['probe']);
   });
 
   it('should refuse a structuredSchema no installed plugin reads, before the reply touches the state', async () => {

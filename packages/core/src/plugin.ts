@@ -7,7 +7,7 @@ import type { ChatModel, ModelChunk, ModelRequest, TokenCountInput, ToolChoice }
 import type { Msg, ReplyFinishedReason } from './msg';
 import type { StandardSchemaV1 } from './standard-schema';
 import type { AgentState, ReplyPosition } from './state';
-import type { Tool } from './tool';
+import type { AnyTool, Tool, ToolContext } from './tool';
 
 /** A value or a promise of it. */
 export type MaybePromise<T> = T | Promise<T>;
@@ -82,12 +82,12 @@ export interface ContinueReply {
 
 /**
  * What every hook receives as `ctx`: the agent, the live state, and the ways a plugin acts on the reply.
- * Bound to the plugin whose hook runs (its state slot, its name on hints). A hook's `ctx` is the same object
- * for every reply of an agent: its reply-scoped members (`state`, `reply`, `signal`, `tools`, `addHint`, …)
- * act on the agent's current reply, so use it inside the hook, not in work left running after it. The
- * `ctx` a plugin's tool gets (`ToolContext.plugin`) stays bound to the reply that called the tool.
+ * Bound to the plugin whose hook runs (its state slot, its name on hints) and to one run of one reply: the
+ * plugin's hooks and tools in that run share one `ctx`, and a `ctx` kept past its run (work a hook or tool
+ * left running after an interrupt) still acts on that run, never on the next reply. Its members are
+ * methods: call them on `ctx` rather than detaching them.
  */
-export interface PluginContext {
+export interface PluginContext<S = unknown> {
   /** The name of the plugin this context belongs to. */
   readonly pluginName: string;
   readonly agentName: string;
@@ -102,10 +102,10 @@ export interface PluginContext {
   /** Aborted when the reply is interrupted. */
   readonly signal: AbortSignal;
   readonly logger: Logger;
-  /** This plugin's state slot. */
-  getState<T = unknown>(): T;
+  /** This plugin's state slot, typed by the plugin's `state.initial`. */
+  getState(): S;
   /** Replaces this plugin's state slot (JSON only). */
-  setState(value: unknown): void;
+  setState(value: S): void;
   /** This plugin's data for the current reply (survives pauses; reset for each new reply). */
   getReplyData<T = unknown>(): T | undefined;
   /** Sets this plugin's data for the current reply (JSON only). */
@@ -145,50 +145,68 @@ export interface PluginContext {
   /** A capability another plugin provides, or `undefined`. */
   capability<K extends keyof Capabilities>(name: K): Capabilities[K] | undefined;
   /** The tools mounted for this reply. */
-  readonly tools: readonly Tool[];
+  readonly tools: readonly AnyTool[];
 }
 
+/** What a plugin's tool receives: a {@link ToolContext} that always has its plugin's context. */
+export interface PluginToolContext<S = unknown> extends ToolContext {
+  /** The context of the plugin that mounted this tool (its state slot, hints, model, compression…). */
+  readonly plugin: PluginContext<S>;
+}
+
+/**
+ * A tool a plugin mounts (`Plugin.tools`, or returned from `beforeReply`): its `execute` gets a
+ * {@link PluginToolContext}. Plain tools fit too; a plugin tool does not fit the agent's own `tools`,
+ * where no plugin context exists.
+ * @example
+ * const count = defineTool({
+ *   name: 'count', description: 'Counts calls', inputSchema: { type: 'object' },
+ *   execute: (_input, ctx: PluginToolContext<number>) => String(ctx.plugin.getState() + 1),
+ * });
+ */
+export type PluginTool<I = any, S = any> = Tool<I, PluginToolContext<S>>;
+
 /** `beforeReply`: a reply starts or resumes. Return tools to mount for this run of the reply. */
-export interface BeforeReplyEvent {
-  ctx: PluginContext;
+export interface BeforeReplyEvent<S = unknown> {
+  ctx: PluginContext<S>;
   input: ReplyInput;
   options: ReplyOptions;
 }
 /** `beforeInference`: before every model call. Return a changed request, or nothing. */
-export interface BeforeInferenceEvent {
-  ctx: PluginContext;
+export interface BeforeInferenceEvent<S = unknown> {
+  ctx: PluginContext<S>;
   request: InferenceRequest;
 }
 /** `beforeTool`: before a tool call runs. The first hook that returns a decision wins. */
-export interface BeforeToolEvent {
-  ctx: PluginContext;
+export interface BeforeToolEvent<S = unknown> {
+  ctx: PluginContext<S>;
   toolCall: Readonly<ToolCallBlock>;
   /** `undefined` when the model named an unknown tool (the call fails unless a hook decides). */
-  tool: Tool | undefined;
+  tool: AnyTool | undefined;
   /** The parsed, validated input. */
   input: unknown;
 }
 /** `afterTool`: a tool result is about to be saved. Return a replacement, or nothing. */
-export interface AfterToolEvent {
-  ctx: PluginContext;
+export interface AfterToolEvent<S = unknown> {
+  ctx: PluginContext<S>;
   toolCall: Readonly<ToolCallBlock>;
   result: ToolResultBlock;
 }
 /** `beforeFinish`: the reply would end. Return {@link ContinueReply} to go on instead. */
-export interface BeforeFinishEvent {
-  ctx: PluginContext;
+export interface BeforeFinishEvent<S = unknown> {
+  ctx: PluginContext<S>;
   reason: 'completed' | 'exceed_max_iters';
   message: Msg;
 }
 /** `onPause`: the reply paused; `state` holds everything to resume it. */
-export interface PauseEvent {
-  ctx: PluginContext;
+export interface PauseEvent<S = unknown> {
+  ctx: PluginContext<S>;
   message: Msg;
   awaiting: ToolCallBlock[];
 }
 /** `onReplyEnd`: the reply ended. */
-export interface ReplyEndHookEvent {
-  ctx: PluginContext;
+export interface ReplyEndHookEvent<S = unknown> {
+  ctx: PluginContext<S>;
   message: Msg;
   finishedReason: ReplyFinishedReason;
 }
@@ -204,14 +222,14 @@ export interface HookErrorEvent {
  * registration order) and may return a replacement or a decision. `on*` are observers: they run
  * concurrently, and their failures are reported to `onError` and the logger, never fatal.
  */
-export interface Hooks {
-  beforeReply(event: BeforeReplyEvent): MaybePromise<void | { tools?: Tool[] | undefined }>;
-  beforeInference(event: BeforeInferenceEvent): MaybePromise<void | InferenceRequest>;
-  beforeTool(event: BeforeToolEvent): MaybePromise<void | ToolDecision>;
-  afterTool(event: AfterToolEvent): MaybePromise<void | ToolResultBlock>;
-  beforeFinish(event: BeforeFinishEvent): MaybePromise<void | ContinueReply>;
-  onPause(event: PauseEvent): MaybePromise<void>;
-  onReplyEnd(event: ReplyEndHookEvent): MaybePromise<void>;
+export interface Hooks<S = unknown> {
+  beforeReply(event: BeforeReplyEvent<S>): MaybePromise<void | { tools?: PluginTool[] | undefined }>;
+  beforeInference(event: BeforeInferenceEvent<S>): MaybePromise<void | InferenceRequest>;
+  beforeTool(event: BeforeToolEvent<S>): MaybePromise<void | ToolDecision>;
+  afterTool(event: AfterToolEvent<S>): MaybePromise<void | ToolResultBlock>;
+  beforeFinish(event: BeforeFinishEvent<S>): MaybePromise<void | ContinueReply>;
+  onPause(event: PauseEvent<S>): MaybePromise<void>;
+  onReplyEnd(event: ReplyEndHookEvent<S>): MaybePromise<void>;
   onError(event: HookErrorEvent): MaybePromise<void>;
 }
 
@@ -258,10 +276,13 @@ export interface Plugin<S = unknown> {
   /** `pre` plugins' hooks run first, `post` last; otherwise registration order. */
   readonly enforce?: 'pre' | 'post' | undefined;
   /** Plugins that must be installed too (by name). */
-  readonly dependencies?: readonly string[] | undefined;
-  readonly state?: PluginStateSpec<S> | undefined;
-  /** Tools mounted for every reply. */
-  readonly tools?: readonly Tool[] | undefined;
+  readonly dependencies?: readonly string[];
+  readonly state?: PluginStateSpec<S>;
+  /**
+   * Tools mounted for every reply; their `execute` gets this plugin's context as `ctx.plugin`
+   * ({@link definePlugin} checks that their state type is this plugin's).
+   */
+  readonly tools?: readonly PluginTool[];
   /** Capabilities this plugin provides to others. */
   readonly provides?: Partial<Capabilities> | undefined;
   /**
@@ -272,11 +293,17 @@ export interface Plugin<S = unknown> {
   readonly replyOptions?: readonly string[] | undefined;
   /** Called once when the agent is built, after every plugin's capabilities are registered. */
   setup?(ctx: SetupContext): void;
-  readonly hooks?: { [K in HookName]?: HookHandler<Hooks[K]> } | undefined;
+  /** The hooks; each receives one event whose `ctx` is this plugin's `PluginContext<S>`. */
+  readonly hooks?: { [K in HookName]?: HookHandler<Hooks<S>[K]> };
 }
 
-/** Identity function for plugin type inference. */
-export function definePlugin<S>(plugin: Plugin<S>): Plugin<S> {
+/**
+ * Identity function for plugin type inference: `S` comes from `state.initial` and types every hook's
+ * `ctx`; the plugin's tools must expect that same state (`PluginToolContext<S>`) or no plugin at all.
+ */
+export function definePlugin<S>(
+  plugin: Plugin<S> & { readonly tools?: readonly PluginTool<any, S>[] },
+): Plugin<S> {
   return plugin;
 }
 

@@ -7,7 +7,8 @@ import { replayEvents } from './replay-events';
 import { findReplyMsg } from './reply-input';
 import type { AgentState } from './state';
 import { ScriptedModel, textChunks, toolCallChunk, usageChunk } from './testing/scripted-model';
-import { defineTool, type Tool } from './tool';
+import { defineTool } from './define-tool';
+import type { Tool } from './tool';
 
 const schema = { type: 'object', properties: { n: { type: 'number' } } };
 

@@ -4,7 +4,7 @@ import { Agent } from './agent';
 import type { AgentEvent } from './events';
 import type { Msg } from './msg';
 import { applyEvent, replayEvents } from './replay-events';
-import { defineTool } from './tool';
+import { defineTool } from './define-tool';
 import {
   ScriptedModel,
   textChunks,

@@ -1,6 +1,6 @@
-import type { DataBlock, TextBlock, ToolCallBlock, ToolResultBlock } from './blocks';
+import type { DataBlock, TextBlock, ToolCallBlock } from './blocks';
 import type { AgentEvent, InputEvent } from './events';
-import type { Msg } from './msg';
+import { findToolResult, type Msg } from './msg';
 import { addUsage, emptyUsage } from './usage';
 
 /** Called for events that cannot be applied (wrong reply, unknown block); default: ignore. */
@@ -11,13 +11,6 @@ function findCall(msg: Msg, id: string): ToolCallBlock | undefined {
   for (let i = msg.content.length - 1; i >= 0; i--) {
     const b = msg.content[i]!;
     if (b.type === 'tool_call' && b.id === id) return b;
-  }
-  return undefined;
-}
-function findResult(msg: Msg, id: string): ToolResultBlock | undefined {
-  for (let i = msg.content.length - 1; i >= 0; i--) {
-    const b = msg.content[i]!;
-    if (b.type === 'tool_result' && b.id === id) return b;
   }
   return undefined;
 }
@@ -152,7 +145,7 @@ export function applyEvent(
       const call = findCall(msg, event.toolCallId);
       if (call && call.state !== 'finished') call.state = 'allowed';
       if (call && event.input !== undefined) call.input = event.input;
-      const earlier = findResult(msg, event.toolCallId);
+      const earlier = findToolResult(msg, event.toolCallId);
       if (earlier?.state === 'running') {
         // The call runs again (an idempotent tool whose process stopped): its result starts over.
         earlier.output = [];
@@ -170,13 +163,13 @@ export function applyEvent(
       break;
     }
     case 'TOOL_RESULT_TEXT_DELTA': {
-      const r = findResult(msg, event.toolCallId);
+      const r = findToolResult(msg, event.toolCallId);
       if (r) appendResultText(r.output, event.toolCallId, event.delta);
       else warn(`delta for unknown tool result '${event.toolCallId}'`, event);
       break;
     }
     case 'TOOL_RESULT_DATA_DELTA': {
-      const r = findResult(msg, event.toolCallId);
+      const r = findToolResult(msg, event.toolCallId);
       if (!r) warn(`delta for unknown tool result '${event.toolCallId}'`, event);
       else
         r.output.push({
@@ -191,7 +184,7 @@ export function applyEvent(
       break;
     }
     case 'TOOL_RESULT_END': {
-      const r = findResult(msg, event.toolCallId);
+      const r = findToolResult(msg, event.toolCallId);
       if (!r) {
         warn(`end of unknown tool result '${event.toolCallId}'`, event);
         break;

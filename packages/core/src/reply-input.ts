@@ -1,8 +1,10 @@
 import type { ToolCallBlock } from './blocks';
+import { ConfigError } from './errors/config-error';
 import { InvalidInputError, ResumeMismatchError } from './errors/input-errors';
 import type { ExternalExecutionResultEvent, InputEvent, UserConfirmResultEvent } from './events';
 import { isInputEvent } from './events';
 import { createMsg, type Msg, validateMsg } from './msg';
+import type { Plugin, ReplyOptions } from './plugin';
 import type { AgentState } from './state';
 
 /** What `reply` accepts: messages, a string (a user message), an input event, or nothing (continue). */
@@ -138,4 +140,28 @@ export function checkResume(event: UserConfirmResultEvent | ExternalExecutionRes
     );
   if (new Set(ids).size !== ids.length)
     throw new ResumeMismatchError(`${event.type} answers the same tool call more than once.`);
+}
+
+/** Reply options core types for plugins; each must be read by an installed plugin. */
+const PLUGIN_REPLY_OPTIONS = ['structuredSchema'] as const;
+
+/** Throws `ConfigError` for a plugin reply option that no installed plugin reads. */
+export function checkReplyOptions(options: ReplyOptions, plugins: readonly Plugin<any>[]): void {
+  for (const key of PLUGIN_REPLY_OPTIONS) {
+    if (options[key] === undefined || options[key] === null) continue;
+    if (plugins.some((p) => p.replyOptions?.includes(key))) continue;
+    throw new ConfigError(
+      `The reply option '${key}' needs a plugin that reads it (structuredOutput() from @agentkit/structured-output), and none is installed.`,
+      { field: key },
+    );
+  }
+}
+
+/** Throws `InvalidInputError` unless `id` can name a new reply (a string of 1–256 characters no message uses). */
+export function checkReplyId(id: unknown, state: AgentState): void {
+  if (typeof id !== 'string' || id === '' || id.length > 256)
+    throw new InvalidInputError('The replyId option must be a string of 1 to 256 characters.');
+  for (const m of state.context)
+    if (m.id === id)
+      throw new InvalidInputError(`The replyId '${id}' is already the id of a message in the context.`);
 }

@@ -6,7 +6,7 @@ import type { AgentEvent } from './events';
 import type { ModelChunk } from './model';
 import { getText, type Msg } from './msg';
 import { replayEvents } from './replay-events';
-import { defineTool } from './tool';
+import { defineTool } from './define-tool';
 import { ScriptedModel, textChunks, toolCallChunk } from './testing/scripted-model';
 
 describe('replyStream', () => {

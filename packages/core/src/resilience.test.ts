@@ -4,7 +4,7 @@ import { classifyError } from './error-info';
 import { ModelError } from './errors/model-error';
 import type { AgentEvent } from './events';
 import { getText } from './msg';
-import { defineTool } from './tool';
+import { defineTool } from './define-tool';
 import { ScriptedModel, textChunks, toolCallChunk } from './testing/scripted-model';
 
 const fast = { initialDelayMs: 1, maxDelayMs: 5 };

@@ -12,7 +12,7 @@ import type { SessionStore } from './session-store';
 import { sleep } from './sleep';
 import type { AgentState } from './state';
 import { ScriptedModel, textChunks, toolCallChunk } from './testing/scripted-model';
-import { defineTool } from './tool';
+import { defineTool } from './define-tool';
 
 const session = { userId: 'u', agentId: 'ops', sessionId: 's1' };
 

@@ -8,7 +8,7 @@ import { awaitingToolCalls } from './reply-input';
 import { type AgentState, parseAgentState } from './state';
 import { pausedStateFixture } from './testing/paused-state-fixture';
 import { ScriptedModel, textChunks, toolCallChunk } from './testing/scripted-model';
-import { defineTool } from './tool';
+import { defineTool } from './define-tool';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type Path = Array<string | number>;

@@ -5,7 +5,7 @@ import { StateError } from './errors/state-error';
 import { userConfirmResult } from './events';
 import { getText } from './msg';
 import { parseAgentState } from './state';
-import { defineTool } from './tool';
+import { defineTool } from './define-tool';
 import { ScriptedModel, textChunks } from './testing/scripted-model';
 
 const fixture = (name: string) => readFileSync(new URL(`./__fixtures__/${name}`, import.meta.url), 'utf8');

@@ -48,7 +48,7 @@ describe('token counting anchored on reported usage', () => {
   it('should use the last reported input tokens plus the estimate of what was added, until the context is replaced', async () => {
     const { Agent } = await import('./agent');
     const { ScriptedModel, textChunks, toolCallChunk, usageChunk } = await import('./testing/scripted-model');
-    const { defineTool } = await import('./tool');
+    const { defineTool } = await import('./define-tool');
     const counts: number[] = [];
     const estimates: number[] = [];
     let replace = false;
@@ -88,5 +88,42 @@ describe('token counting anchored on reported usage', () => {
     expect(counts[1]).toBe(1000 + estimates[1]! - estimates[0]!);
     // Third call: the context was replaced before counting → back to the plain estimate.
     expect(counts[2]).toBe(estimates[2]);
+  });
+});
+
+describe('counting the next request', () => {
+  it('should count the same request from the agent, from a hook, and as the model receives it, summary included', async () => {
+    const { Agent } = await import('./agent');
+    const { ScriptedModel, textChunks } = await import('./testing/scripted-model');
+    const { defineTool } = await import('./define-tool');
+    const tool = defineTool({ name: 't', description: 'a tool', inputSchema: { type: 'object' } });
+    const model = new ScriptedModel([textChunks('one'), textChunks('two')]);
+    const fromHook: number[] = [];
+    const agent = new Agent({
+      name: 'a',
+      systemPrompt: 'Be brief.',
+      model,
+      tools: [tool],
+      plugins: [
+        { name: 'meter', hooks: { beforeInference: ({ ctx }) => void fromHook.push(ctx.countTokens()) } },
+      ],
+    });
+    await agent.reply('hello');
+    agent.state.summary = 'The user greeted the agent twice before.';
+    const before = agent.countTokens();
+    await agent.reply('again');
+    const sent = model.requests.at(-1)!;
+    expect(sent.messages[0]).toMatchObject({ id: 'summary', role: 'user' });
+    // The hook counted after the new input and the reply's (empty) message were appended; so did the model.
+    expect(fromHook.at(-1)).toBe(
+      agent.countTokens({ systemPrompt: sent.systemPrompt, messages: [...sent.messages], tools: sent.tools }),
+    );
+    expect(before).toBe(
+      new (await import('./token-count')).TokenCounter().count({
+        systemPrompt: 'Be brief.',
+        messages: [sent.messages[0]!, ...agent.state.context.slice(0, 2)],
+        tools: sent.tools,
+      }),
+    );
   });
 });

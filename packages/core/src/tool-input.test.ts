@@ -5,7 +5,8 @@ import type { ToolResultBlock } from './blocks';
 import { checkJsonSchema } from './json-schema-check';
 import type { JSONSchema } from './json';
 import { ScriptedModel, textChunks, toolCallChunk } from './testing/scripted-model';
-import { defineTool, type Tool } from './tool';
+import { defineTool } from './define-tool';
+import type { Tool } from './tool';
 import { parseToolInput } from './tool-input';
 
 const closedSchema: JSONSchema = {

@@ -1,10 +1,11 @@
 import { ConfigError } from './errors/config-error';
 import { checkJsonSchema } from './json-schema-check';
 import type { JSONSchema } from './json';
+import type { ToolSchema } from './model';
 import { isStandardSchema } from './standard-schema';
-import type { Tool } from './tool';
+import type { AnyTool } from './tool';
 
-const schemaCache = new WeakMap<Tool, JSONSchema>();
+const schemaCache = new WeakMap<AnyTool, JSONSchema>();
 
 /**
  * Why a zod schema cannot be used, or undefined: tool schemas need zod ≥ 4.2 (the first with Standard
@@ -33,7 +34,7 @@ export function zodVersionProblem(schema: unknown): string | undefined {
  * Schema (`~standard.jsonSchema`), else `inputSchema` itself when it is plain JSON Schema. Cached.
  * Throws `ConfigError` when there is none (a zod schema older than 4.2 says so).
  */
-export function toolJsonSchema(tool: Tool): JSONSchema {
+export function toolJsonSchema(tool: AnyTool): JSONSchema {
   let schema = schemaCache.get(tool);
   if (schema) return schema;
   const problem = tool.jsonSchema ? undefined : zodVersionProblem(tool.inputSchema);
@@ -54,6 +55,15 @@ export function toolJsonSchema(tool: Tool): JSONSchema {
   return rest;
 }
 
+/** The tool schemas a model sees: name, description and {@link toolJsonSchema} of each tool. */
+export function toolSchemas(tools: Iterable<AnyTool>): ToolSchema[] {
+  return Array.from(tools, (t) => ({
+    name: t.name,
+    description: t.description,
+    inputSchema: toolJsonSchema(t),
+  }));
+}
+
 /** The outcome of parsing a tool call's arguments. */
 export type ParsedToolInput = { ok: true; value: unknown } | { ok: false; message: string };
 
@@ -65,7 +75,7 @@ function preview(raw: string): string {
  * Parses a call's raw JSON arguments and validates them against the tool's schema. Failures come back
  * as messages written for the model, telling it what to fix.
  */
-export async function parseToolInput(tool: Tool, raw: string): Promise<ParsedToolInput> {
+export async function parseToolInput(tool: AnyTool, raw: string): Promise<ParsedToolInput> {
   let value: unknown;
   try {
     value = raw.trim() === '' ? {} : JSON.parse(raw);

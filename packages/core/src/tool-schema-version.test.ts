@@ -4,7 +4,8 @@ import { z as z3 } from 'zod/v3';
 import { Agent } from './agent';
 import { ConfigError } from './errors/config-error';
 import { ScriptedModel } from './testing';
-import { defineTool, type Tool } from './tool';
+import { defineTool } from './define-tool';
+import type { Tool } from './tool';
 import { zodVersionProblem } from './tool-input';
 
 const model = new ScriptedModel([]);

@@ -1,11 +1,12 @@
 import type { DataBlock, TextBlock, ToolResultState } from './blocks';
 import type { JSONObject, JSONSchema } from './json';
 import type { StandardSchemaV1 } from './standard-schema';
-import type { PluginContext } from './plugin';
 import type { AgentState } from './state';
-import { toolJsonSchema } from './tool-input';
 
-/** What a tool receives besides its input. */
+/**
+ * What a tool receives besides its input. A plugin's tools get a {@link PluginToolContext} (from
+ * `plugin.ts`), which adds their plugin's context.
+ */
 export interface ToolContext {
   /** Aborted when the reply is interrupted. Pass it on to fetches, child processes, queries. */
   signal: AbortSignal;
@@ -19,8 +20,6 @@ export interface ToolContext {
   getPluginState<T = unknown>(plugin: string): T;
   /** Replaces a plugin's state slot (must be JSON). */
   setPluginState(plugin: string, value: unknown): void;
-  /** The context of the plugin that mounted this tool (plugin tools only): model, hints, compression… */
-  plugin?: PluginContext | undefined;
   /**
    * Ends the reply after the current tool round (before the next model call) with `completed` and the
    * given structured output, or with `exceed_max_iters` for a limit reached; `text` becomes the reply's
@@ -53,8 +52,12 @@ export type ToolOutput = unknown;
 /** An input schema: a Standard Schema (zod, valibot…) with JSON Schema support, or plain JSON Schema. */
 export type ToolInputSchema<I> = StandardSchemaV1<unknown, I> | JSONSchema;
 
-/** A tool the model can call. Build it with {@link defineTool} for input type inference. */
-export interface Tool<I = any> {
+/**
+ * A tool the model can call. Build it with {@link defineTool} for input type inference. `C` is the context
+ * `execute` needs: a plain {@link ToolContext}, or a plugin tool's `PluginToolContext` — a tool that needs
+ * its plugin's context cannot be given to the agent's own `tools`.
+ */
+export interface Tool<I = any, C extends ToolContext = ToolContext> {
   name: string;
   description: string;
   /** Parsed and validated before `execute`; failures go back to the model as error results. */
@@ -62,9 +65,7 @@ export interface Tool<I = any> {
   /** JSON Schema sent to the model; derived from `inputSchema` when omitted. */
   jsonSchema?: JSONSchema | undefined;
   /** Runs the tool. Omit for tools that are always executed externally. */
-  execute?:
-    | ((input: I, ctx: ToolContext) => ToolOutput | Promise<ToolOutput> | AsyncIterable<ToolChunk>)
-    | undefined;
+  execute?: ((input: I, ctx: C) => ToolOutput | Promise<ToolOutput> | AsyncIterable<ToolChunk>) | undefined;
   /** Calls of concurrency-safe tools in one model response run in parallel. Default `false`. */
   concurrencySafe?: boolean | undefined;
   /** Ask the user before running (per call when a function). Permission rules in state can override. */
@@ -86,18 +87,5 @@ export interface Tool<I = any> {
   matchRule?: ((ruleContent: string, input: I) => boolean) | undefined;
 }
 
-/**
- * Defines a tool: infers `execute`'s input type and checks that the input schema can be sent to a model
- * (throws `ConfigError` otherwise, e.g. for a zod schema older than 4.2).
- * @example
- * const add = defineTool({
- *   name: 'add', description: 'Add two numbers',
- *   inputSchema: z.object({ a: z.number(), b: z.number() }),
- *   execute: ({ a, b }) => String(a + b),
- * });
- */
-export function defineTool<I>(tool: Tool<I>): Tool<I> {
-  // Fails here, not at the first reply, when the schema cannot give the model a JSON Schema.
-  toolJsonSchema(tool);
-  return tool;
-}
+/** Any tool, whatever context its `execute` needs: for code that lists or inspects tools. */
+export type AnyTool = Tool<any, any>;

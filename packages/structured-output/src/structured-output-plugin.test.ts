@@ -18,14 +18,13 @@ import {
 import { ScriptedModel, textChunks, toolCallChunk, type RecordedRequest } from '@agentkit/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { STRUCTURED_OUTPUT_PLACEHOLDER } from './generate-structured-output-tool';
+import { fromJsonSchema, structuredOutput } from './index';
 import {
-  fromJsonSchema,
   GENERATE_STRUCTURED_OUTPUT_DESCRIPTION,
   STRUCTURED_OUTPUT_HINT_SOURCE,
-  STRUCTURED_OUTPUT_PLACEHOLDER,
-  structuredOutput,
   structuredOutputHint,
-} from './index';
+} from './texts';
 
 const TOOL = 'GenerateStructuredOutput';
 const PLUGIN = '@agentkit/structured-output';

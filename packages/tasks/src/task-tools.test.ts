@@ -1,11 +1,27 @@
-import { type AgentState, createAgentState, type ToolContext, type ToolResult } from '@agentkit/core';
+import {
+  type AgentState,
+  createAgentState,
+  type PluginContext,
+  type PluginToolContext,
+  type ToolResult,
+} from '@agentkit/core';
 import { describe, expect, it } from 'vitest';
 import type { TasksState } from './task';
 import { taskCreateTool, taskGetTool, taskListTool, taskTools, taskUpdateTool } from './task-tools';
-import { TASKS_PLUGIN_NAME } from './tasks-state';
+import { emptyTasksState, TASKS_PLUGIN_NAME } from './tasks-state';
 
-function toolContext(state: AgentState): ToolContext {
+/** The context the tools get in an agent, reduced to what they use: the plugin's slot in `state`. */
+function toolContext(state: AgentState): PluginToolContext<TasksState> {
+  const plugin: Pick<PluginContext<TasksState>, 'getState' | 'setState'> = {
+    // An agent creates the slot from the plugin's `initial` when it is built.
+    getState: () =>
+      (state.plugins[TASKS_PLUGIN_NAME] as unknown as TasksState | undefined) ?? emptyTasksState(),
+    setState: (value) => {
+      state.plugins[TASKS_PLUGIN_NAME] = structuredClone(value) as never;
+    },
+  };
   return {
+    plugin: plugin as PluginContext<TasksState>,
     signal: new AbortController().signal,
     toolCallId: 'call-1',
     replyId: 'reply-1',

@@ -1,11 +1,19 @@
-import { defineTool, type JSONSchema, type Tool, type ToolContext, type ToolResult } from '@agentkit/core';
+import {
+  defineTool,
+  type JSONSchema,
+  type PluginTool,
+  type PluginToolContext,
+  type ToolResult,
+} from '@agentkit/core';
 import { createTask, type TaskCreateInput } from './create-task';
 import { getTask } from './get-task';
 import { listTasks } from './list-tasks';
 import type { TasksState } from './task';
 import type { TaskOpResult } from './task-op-result';
-import { emptyTasksState, TASKS_PLUGIN_NAME } from './tasks-state';
 import { type TaskUpdateInput, updateTask } from './update-task';
+
+/** What the task tools get: the task plugin's context, whose state slot is the task list. */
+type TasksToolContext = PluginToolContext<TasksState>;
 
 /** Names of the four task tools, in the order they are mounted. */
 export const TASK_TOOL_NAMES = ['TaskCreate', 'TaskGet', 'TaskList', 'TaskUpdate'] as const;
@@ -14,10 +22,10 @@ export const TASK_TOOL_NAMES = ['TaskCreate', 'TaskGet', 'TaskList', 'TaskUpdate
  * Runs one operation against the plugin's slot: read, compute, write back, all in one synchronous step,
  * so concurrent calls in one model response never lose each other's updates.
  */
-function run(ctx: ToolContext, op: (state: TasksState) => TaskOpResult): string | ToolResult {
-  const current = ctx.getPluginState<TasksState | undefined>(TASKS_PLUGIN_NAME) ?? emptyTasksState();
+function applyOp(ctx: TasksToolContext, op: (state: TasksState) => TaskOpResult): string | ToolResult {
+  const current = ctx.plugin.getState();
   const result = op(current);
-  if (result.state !== current) ctx.setPluginState(TASKS_PLUGIN_NAME, result.state);
+  if (result.state !== current) ctx.plugin.setState(result.state);
   return result.isError ? { output: result.text, state: 'error' } : result.text;
 }
 
@@ -71,7 +79,10 @@ const taskUpdateSchema: JSONSchema = {
 };
 
 /** `TaskCreate{subject, description, metadata?}`: adds a pending task with the next numeric id. */
-export const taskCreateTool: Tool<TaskCreateInput> = defineTool<TaskCreateInput>({
+export const taskCreateTool: PluginTool<TaskCreateInput, TasksState> = defineTool<
+  TaskCreateInput,
+  TasksToolContext
+>({
   name: 'TaskCreate',
   description: [
     'Create a task in your task list to track multi-step work and show the user your progress.',
@@ -88,11 +99,14 @@ export const taskCreateTool: Tool<TaskCreateInput> = defineTool<TaskCreateInput>
   inputSchema: taskCreateSchema,
   concurrencySafe: true,
   idempotent: true, // changes only the task list in the state: a recovered reply may run it again
-  execute: (input, ctx) => run(ctx, (state) => createTask(state, input)),
+  execute: (input, ctx) => applyOp(ctx, (state) => createTask(state, input)),
 });
 
 /** `TaskGet{task_id}`: the full details of one task. */
-export const taskGetTool: Tool<{ task_id: string }> = defineTool<{ task_id: string }>({
+export const taskGetTool: PluginTool<{ task_id: string }, TasksState> = defineTool<
+  { task_id: string },
+  TasksToolContext
+>({
   name: 'TaskGet',
   description: [
     'Retrieve a task by its ID from the task list: subject, description, status, owner, the tasks it blocks and the',
@@ -104,11 +118,14 @@ export const taskGetTool: Tool<{ task_id: string }> = defineTool<{ task_id: stri
   inputSchema: taskIdSchema,
   concurrencySafe: true,
   idempotent: true, // changes only the task list in the state: a recovered reply may run it again
-  execute: (input, ctx) => run(ctx, (state) => getTask(state, input.task_id)),
+  execute: (input, ctx) => applyOp(ctx, (state) => getTask(state, input.task_id)),
 });
 
 /** `TaskList{}`: one summary line per task. */
-export const taskListTool: Tool<Record<string, never>> = defineTool<Record<string, never>>({
+export const taskListTool: PluginTool<Record<string, never>, TasksState> = defineTool<
+  Record<string, never>,
+  TasksToolContext
+>({
   name: 'TaskList',
   description: [
     'List all tasks in the task list, one line each: `{id} [{status}] {subject}`, the owner in parentheses when',
@@ -120,11 +137,14 @@ export const taskListTool: Tool<Record<string, never>> = defineTool<Record<strin
   inputSchema: { type: 'object', properties: {}, additionalProperties: false },
   concurrencySafe: true,
   idempotent: true, // changes only the task list in the state: a recovered reply may run it again
-  execute: (_input, ctx) => run(ctx, (state) => listTasks(state)),
+  execute: (_input, ctx) => applyOp(ctx, (state) => listTasks(state)),
 });
 
 /** `TaskUpdate{task_id, …}`: changes fields, status, owner, metadata and dependencies, or deletes a task. */
-export const taskUpdateTool: Tool<TaskUpdateInput> = defineTool<TaskUpdateInput>({
+export const taskUpdateTool: PluginTool<TaskUpdateInput, TasksState> = defineTool<
+  TaskUpdateInput,
+  TasksToolContext
+>({
   name: 'TaskUpdate',
   description: [
     'Update a task in the task list.',
@@ -144,8 +164,13 @@ export const taskUpdateTool: Tool<TaskUpdateInput> = defineTool<TaskUpdateInput>
   inputSchema: taskUpdateSchema,
   concurrencySafe: true,
   idempotent: true, // changes only the task list in the state: a recovered reply may run it again
-  execute: (input, ctx) => run(ctx, (state) => updateTask(state, input)),
+  execute: (input, ctx) => applyOp(ctx, (state) => updateTask(state, input)),
 });
 
 /** The four task tools. */
-export const taskTools: readonly Tool[] = [taskCreateTool, taskGetTool, taskListTool, taskUpdateTool];
+export const taskTools: readonly PluginTool<any, TasksState>[] = [
+  taskCreateTool,
+  taskGetTool,
+  taskListTool,
+  taskUpdateTool,
+];

@@ -1,4 +1,4 @@
-import type { ErrorType } from '../error-info';
+import type { ErrorType } from './error-type';
 import { AgentkitError } from './agentkit-error';
 
 /**

@@ -3,7 +3,7 @@ import { Agent } from '../agent';
 import { userConfirmResult } from '../events';
 import { getText } from '../msg';
 import { parseAgentState } from '../state';
-import { defineTool } from '../tool';
+import { defineTool } from '../define-tool';
 import { pausedStateFixture } from './paused-state-fixture';
 import { ScriptedModel, textChunks } from './scripted-model';
 

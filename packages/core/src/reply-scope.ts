@@ -1,0 +1,168 @@
+import type { ActiveReply, AgentCore } from './agent-core';
+import type { ContentBlock, HintBlock } from './blocks';
+import type { Checkpointer } from './checkpointer';
+import type { AgentEvent } from './events';
+import { newId } from './ids';
+import type { JSONObject, JSONValue } from './json';
+import type { ToolSchema } from './model';
+import { countRequestTokens } from './model-turn';
+import { createMsg, type Msg } from './msg';
+import { now } from './now';
+import type { Plugin, PluginContext } from './plugin';
+import { ReplyPluginContext } from './plugin-context';
+import { applyEvent } from './replay-events';
+import type { EventSink } from './reply-stream';
+import type { AgentState } from './state';
+import type { AnyTool } from './tool';
+import { toolSchemas } from './tool-input';
+
+/**
+ * What a running reply holds and what acts on it besides the loop: its message and tools, the events it
+ * records and streams, the plugin contexts made for it, and what those contexts reach — hints, custom
+ * events, a replaced context (compression), an early finish. `ReplyRun` (`reply-loop.ts`) adds the
+ * orchestration on top; the turns take it as an `ActiveReply`.
+ */
+export class ReplyScope implements ActiveReply {
+  readonly controller = new AbortController();
+  readonly signal = this.controller.signal;
+  readonly state: AgentState;
+  msg!: Msg;
+  /** The agent's tools, copied only when a plugin mounts reply-scoped ones. */
+  tools: ReadonlyMap<string, AnyTool>;
+  toolOwners: ReadonlyMap<string, Plugin<any>>;
+  readonly callIds = new Set<string>();
+  readonly compressedBlocks: ContentBlock[] = [];
+  contextReplaced = false;
+  checkpointer: Checkpointer | undefined;
+  readonly startedHere = new Set<string>();
+  private mountedSchemas: ToolSchema[] | undefined;
+  private pluginContexts: Map<Plugin<any>, PluginContext> | undefined;
+
+  constructor(
+    readonly core: AgentCore,
+    signal: AbortSignal | undefined,
+    readonly sink?: EventSink<AgentEvent>,
+  ) {
+    this.state = core.state;
+    this.tools = core.tools;
+    this.toolOwners = core.toolOwners;
+    if (signal) {
+      if (signal.aborted) this.controller.abort(signal.reason);
+      else signal.addEventListener('abort', () => this.controller.abort(signal.reason), { once: true });
+    }
+  }
+
+  record(event: AgentEvent): void {
+    applyEvent(this.msg, event);
+    this.sink?.push(event);
+  }
+
+  publish(event: AgentEvent): void {
+    this.sink?.push(event);
+  }
+
+  /** Streams the message as it stands: a recovered reply restarts from its checkpoint (`REPLY_SNAPSHOT`). */
+  protected publishSnapshot(): void {
+    const message = structuredClone(this.msg);
+    this.publish({ type: 'REPLY_SNAPSHOT', replyId: message.id, message, createdAt: now() });
+  }
+
+  /** Forgets the per-message bookkeeping after ending a stopped reply, before a new one starts. */
+  protected forgetMessage(): void {
+    this.callIds.clear();
+    this.startedHere.clear();
+    this.compressedBlocks.length = 0;
+  }
+
+  /** Mounts a tool a plugin returned from `beforeReply`, for this run only. */
+  protected mount(tool: AnyTool, plugin: Plugin<any>): void {
+    if (this.tools === this.core.tools) {
+      this.tools = new Map(this.core.tools);
+      this.toolOwners = new Map(this.core.toolOwners);
+    }
+    (this.tools as Map<string, AnyTool>).set(tool.name, tool);
+    (this.toolOwners as Map<string, Plugin<any>>).set(tool.name, plugin);
+  }
+
+  toolSchemas(): ToolSchema[] {
+    // The agent's own schemas are built once per agent; reply-scoped tools make a list of this run's.
+    if (this.tools === this.core.tools)
+      return (this.core.toolSchemas ??= toolSchemas(this.core.tools.values()));
+    return (this.mountedSchemas ??= toolSchemas(this.tools.values()));
+  }
+
+  /** The context `plugin` gets in this run, in its hooks and its tools: made on first use. */
+  pluginContext(plugin: Plugin<any>): PluginContext {
+    this.pluginContexts ??= new Map();
+    let ctx = this.pluginContexts.get(plugin);
+    if (!ctx) this.pluginContexts.set(plugin, (ctx = new ReplyPluginContext(this.core, plugin, this)));
+    return ctx;
+  }
+
+  get toolList(): readonly AnyTool[] {
+    return [...this.tools.values()];
+  }
+
+  countState(): number {
+    return countRequestTokens(this.core, this.toolSchemas());
+  }
+
+  addHint(hint: HintBlock['hint'], source: string | null, streamed: boolean): HintBlock {
+    const event: AgentEvent = {
+      type: 'HINT_BLOCK',
+      replyId: this.msg.id,
+      blockId: newId(),
+      source,
+      hint: typeof hint === 'string' ? hint : structuredClone(hint),
+      createdAt: now(),
+    };
+    if (streamed) this.record(event);
+    else applyEvent(this.msg, event);
+    return this.msg.content[this.msg.content.length - 1] as HintBlock;
+  }
+
+  finishReply(result?: {
+    reason?: 'completed' | 'exceed_max_iters';
+    structuredOutput?: unknown;
+    text?: string;
+  }): void {
+    this.state.reply!.finish = {
+      structuredOutput: (result?.structuredOutput ?? null) as JSONValue,
+      ...(result?.reason ? { reason: result.reason } : {}),
+      ...(typeof result?.text === 'string' ? { text: result.text } : {}),
+    };
+  }
+
+  emitCustom(name: string, value: JSONObject): void {
+    this.publish({ type: 'CUSTOM', replyId: this.msg.id, name, value });
+  }
+
+  replaceContext({ summary, context }: { summary: AgentState['summary']; context: Msg[] }): void {
+    const state = this.state;
+    state.summary = summary;
+    state.context = context;
+    this.contextReplaced = true;
+    const kept = context.find((m) => m.id === this.msg.id);
+    // Blocks of this reply that the compression summarised away still belong to what the reply
+    // produced: the returned message keeps them (the state keeps only the kept part).
+    const keys = new Set(kept?.content.map(blockKey));
+    for (const b of this.msg.content) if (!keys.has(blockKey(b))) this.compressedBlocks.push(b);
+    if (kept) this.msg = kept;
+    else {
+      // The reply's message was compressed away entirely: continue it in a fresh message with its id.
+      this.msg = createMsg({
+        role: 'assistant',
+        name: this.core.name,
+        content: [],
+        id: this.msg.id,
+        createdAt: this.msg.createdAt,
+      });
+      state.context.push(this.msg);
+    }
+  }
+}
+
+/** Identifies a block within a message (a call and its result share an id, not a type). */
+function blockKey(block: ContentBlock): string {
+  return `${block.type}:${block.id}`;
+}

@@ -1,0 +1,338 @@
+import type { ActiveReply } from './agent-core';
+import type { ToolCallBlock, ToolResultBlock, ToolResultState } from './blocks';
+import type { JSONObject, JSONValue } from './json';
+import { findToolResult } from './msg';
+import { newId } from './ids';
+import { anyRuleMatches, decidePermission, defaultSuggestedRules } from './permissions';
+import type { ToolDecision } from './plugin';
+import { raceAbort } from './sleep';
+import type { AnyTool, ToolChunk, ToolContext, ToolResult } from './tool';
+import { parseToolInput } from './tool-input';
+
+/** How a tool call (or a batch of them) left the reply: done, waiting for an answer, or interrupted. */
+export type CallOutcome = 'done' | 'paused' | 'interrupted';
+
+/** The result text of a call the user's interrupt stopped (or never let start). */
+export const INTERRUPTED_TEXT =
+  '<system-reminder>The tool call has been interrupted by the user.</system-reminder>';
+/** The result text of a call that started but whose result was never recorded: its process stopped. */
+export const UNCERTAIN_TEXT =
+  '<system-reminder>The tool call was interrupted before its result was recorded (the process running it stopped). It may or may not have taken effect: check before repeating it.</system-reminder>';
+/** The result text of a call left open by a failed reply. */
+export const FAILED_TEXT =
+  '<system-reminder>The tool call was not executed because the reply failed.</system-reminder>';
+/** The result text of a call the user (or a hook) denied. */
+export const deniedText = (name: string) =>
+  `<system-reminder>The execution of tool "${name}" is denied by user!</system-reminder>`;
+const notFoundText = (name: string) => `ToolNotFoundError: The tool named '${name}' doesn't exist.`;
+
+/**
+ * Runs the calls of one model response. Consecutive concurrency-safe calls (and unknown tools) run
+ * together; the rest one by one. Stops at the first batch that pauses or is interrupted.
+ */
+export async function runToolCalls(reply: ActiveReply, calls: ToolCallBlock[]): Promise<CallOutcome> {
+  const batches: Array<{ concurrent: boolean; calls: ToolCallBlock[] }> = [];
+  for (const call of calls) {
+    const tool = reply.tools.get(call.name);
+    const concurrent = !tool || tool.concurrencySafe === true;
+    const last = batches[batches.length - 1];
+    if (last?.concurrent && concurrent) last.calls.push(call);
+    else batches.push({ concurrent, calls: [call] });
+  }
+  for (const batch of batches) {
+    let outcomes: CallOutcome[];
+    if (batch.concurrent && batch.calls.length > 1) {
+      const asked: ToolCallBlock[] = [];
+      const settled = await Promise.allSettled(batch.calls.map((c) => runToolCall(reply, c, asked)));
+      const failed = settled.find((r) => r.status === 'rejected');
+      if (failed) throw (failed as PromiseRejectedResult).reason;
+      outcomes = settled.map((r) => (r as PromiseFulfilledResult<CallOutcome>).value);
+    } else {
+      outcomes = [];
+      for (const call of batch.calls) {
+        const outcome = await runToolCall(reply, call, undefined);
+        outcomes.push(outcome);
+        if (outcome !== 'done') break;
+      }
+    }
+    if (outcomes.includes('interrupted') || reply.signal.aborted) return 'interrupted';
+    if (outcomes.includes('paused')) return 'paused';
+  }
+  return 'done';
+}
+
+/**
+ * One tool call, from its input to `TOOL_RESULT_END`: parse the input, decide (`beforeTool` hooks, then
+ * permissions), pause when the user or the caller must answer, execute, stream the output, run
+ * `afterTool` hooks and close the result. `askedInBatch` collects the calls of a concurrent batch that
+ * already asked for confirmation.
+ */
+export async function runToolCall(
+  reply: ActiveReply,
+  call: ToolCallBlock,
+  askedInBatch: ToolCallBlock[] | undefined,
+): Promise<CallOutcome> {
+  const replyId = reply.msg.id;
+  const tool = reply.tools.get(call.name);
+  let input: unknown;
+  if (tool) {
+    const parsed = await parseToolInput(tool, call.input);
+    if (!parsed.ok) return failCall(reply, call, parsed.message, 'error');
+    input = parsed.value;
+  } else {
+    try {
+      input = call.input.trim() === '' ? {} : JSON.parse(call.input);
+    } catch {
+      input = call.input;
+    }
+  }
+  let replaced = false;
+  let decision: ToolDecision | undefined;
+  if (call.state === 'allowed') decision = { decision: 'allow' };
+  else {
+    if (reply.core.driver.has('beforeTool'))
+      decision = await reply.core.driver.firstDecision(
+        'beforeTool',
+        reply,
+        (ctx) => ({ ctx, toolCall: call, tool, input }),
+        (returned) => {
+          if (!returned) return undefined;
+          // An input without a decision replaces the input the next hooks (and the tool) see.
+          if ('input' in returned && returned.input !== undefined) {
+            input = returned.input;
+            replaced = true;
+          }
+          return returned.decision === undefined ? undefined : returned;
+        },
+      );
+    if (!tool) {
+      // An unknown tool runs nowhere: a hook may deny it or hand it to the caller; otherwise it fails.
+      if (decision?.decision === 'deny') return failCall(reply, call, decision.message, 'denied');
+      if (decision?.decision !== 'external') return failCall(reply, call, notFoundText(call.name), 'error');
+    }
+    decision ??= decidePermission(reply.state.permissions, tool!, input);
+  }
+  // In a concurrent batch, a call covered by a rule already offered for an earlier call waits silently.
+  if (
+    decision.decision === 'ask' &&
+    askedInBatch?.some((c) => c.name === call.name && anyRuleMatches(c.suggestedRules ?? [], tool!, input))
+  )
+    return 'paused';
+  // The call keeps the input it runs with: the persisted call, the events and a resumed run agree.
+  const newInput = replaced ? JSON.stringify(input) : undefined;
+  if (newInput !== undefined) call.input = newInput;
+  const withInput = newInput !== undefined ? { input: newInput } : {};
+  switch (decision.decision) {
+    case 'deny':
+      return failCall(reply, call, decision.message, 'denied', withInput);
+    case 'ask': {
+      const rules = decision.suggestedRules ?? defaultSuggestedRules(tool!);
+      askedInBatch?.push({ ...call, suggestedRules: rules });
+      reply.record({
+        type: 'REQUIRE_USER_CONFIRM',
+        replyId,
+        toolCalls: [{ ...call, state: 'asking', suggestedRules: structuredClone(rules) }],
+      });
+      return 'paused';
+    }
+  }
+  reply.startedHere.add(call.id);
+  reply.record({
+    type: 'TOOL_RESULT_START',
+    replyId,
+    toolCallId: call.id,
+    toolCallName: call.name,
+    ...withInput,
+  });
+  if (decision.decision === 'external' || tool?.external) {
+    reply.record({
+      type: 'REQUIRE_EXTERNAL_EXECUTION',
+      replyId,
+      toolCalls: [{ ...call, state: 'submitted' }],
+    });
+    return 'paused';
+  }
+  // The call is now marked started in the state: make that durable before a side effect can happen.
+  const checkpointer = tool?.idempotent === true ? undefined : reply.checkpointer;
+  if (checkpointer) await checkpointer.save();
+  const { state, metadata } = await executeTool(reply, tool!, call, input);
+  await finishResult(reply, call, state, metadata);
+  checkpointer?.saveSoon();
+  return state === 'interrupted' ? 'interrupted' : 'done';
+}
+
+/** Runs an allowed call's tool and streams its output. A failure is the call's result, not the reply's. */
+async function executeTool(
+  reply: ActiveReply,
+  tool: AnyTool,
+  call: ToolCallBlock,
+  input: unknown,
+): Promise<{ state: ToolResultState; metadata: JSONObject }> {
+  const signal = reply.signal;
+  let state: ToolResultState = 'success';
+  let metadata: JSONObject = {};
+  try {
+    if (!tool.execute) throw new Error(`Tool '${call.name}' has no execute function.`);
+    if (signal.aborted) throw signal.reason;
+    const returned = tool.execute(input, toolContext(reply, call));
+    // A tool that ignores the signal must not hold the interrupted reply open.
+    const value = returned instanceof Promise ? await raceAbort(returned, signal) : returned;
+    const result = isAsyncIterable(value)
+      ? toToolResult(await streamTool(reply, call.id, value), true)
+      : toToolResult(value, false);
+    if (result.state) state = result.state;
+    if (result.metadata) metadata = result.metadata;
+    if (result.output !== undefined) emitOutput(reply, call.id, result.output);
+  } catch (error) {
+    // Only the reply's own signal is an interrupt; a tool's own timeout or AbortError is a tool error.
+    if (signal.aborted) {
+      emitOutput(reply, call.id, INTERRUPTED_TEXT);
+      state = 'interrupted';
+    } else {
+      emitOutput(reply, call.id, error instanceof Error ? error.message : String(error));
+      state = 'error';
+    }
+  }
+  if (signal.aborted) state = 'interrupted';
+  return { state, metadata };
+}
+
+function toolContext(reply: ActiveReply, call: ToolCallBlock): ToolContext {
+  const state = reply.state;
+  const owner = reply.toolOwners.get(call.name);
+  return {
+    ...(owner ? { plugin: reply.pluginContext(owner) } : {}),
+    signal: reply.signal,
+    toolCallId: call.id,
+    replyId: reply.msg.id,
+    state,
+    getPluginState: <T>(plugin: string) => state.plugins[plugin] as T,
+    setPluginState: (plugin, value) => {
+      state.plugins[plugin] = value as JSONValue;
+    },
+    finishReply: (result) => reply.finishReply(result),
+  };
+}
+
+async function streamTool(
+  reply: ActiveReply,
+  callId: string,
+  iterable: AsyncIterable<ToolChunk>,
+): Promise<unknown> {
+  const { signal, sink } = reply;
+  const it = iterable[Symbol.asyncIterator]();
+  for (;;) {
+    const r = await raceAbort(it.next(), signal);
+    if (r.done) return r.value;
+    emitOutput(reply, callId, [r.value]);
+    // A consumer far behind a fast tool: wait for it rather than queue without bound.
+    const behind = sink?.backpressure();
+    if (behind) await raceAbort(behind, signal);
+    if (signal.aborted) {
+      await it.return?.();
+      throw signal.reason;
+    }
+  }
+}
+
+/** Emits output parts as result deltas; applying them builds the result block in the message. */
+export function emitOutput(
+  reply: ActiveReply,
+  callId: string,
+  parts: ToolResult['output'] | ToolChunk[],
+): void {
+  const replyId = reply.msg.id;
+  const list = typeof parts === 'string' ? [parts] : parts;
+  for (const part of list) {
+    if (typeof part === 'string' || part.type === 'text') {
+      const delta = typeof part === 'string' ? part : part.text;
+      if (delta !== '') reply.record({ type: 'TOOL_RESULT_TEXT_DELTA', replyId, toolCallId: callId, delta });
+    } else if (part.type === 'data') {
+      reply.record({
+        type: 'TOOL_RESULT_DATA_DELTA',
+        replyId,
+        toolCallId: callId,
+        blockId: 'id' in part && part.id ? part.id : newId(),
+        mediaType: part.source.mediaType,
+        ...(part.source.type === 'url' ? { url: part.source.url } : { data: part.source.data }),
+        ...(part.name !== undefined ? { name: part.name } : {}),
+      });
+    }
+  }
+}
+
+/**
+ * Runs `afterTool` hooks over the streamed result and emits TOOL_RESULT_END, which carries the saved
+ * output only when a hook changed it (the deltas always carry the tool's full output). Hooks get a copy,
+ * so even a hook that edits in place cannot change the message behind the stream's back.
+ */
+export async function finishResult(
+  reply: ActiveReply,
+  call: ToolCallBlock,
+  state: ToolResultState,
+  metadata: JSONObject,
+): Promise<void> {
+  const streamed = findToolResult(reply.msg, call.id)?.output ?? [];
+  let output = streamed;
+  if (reply.core.driver.has('afterTool')) {
+    const saved: ToolResultBlock = {
+      type: 'tool_result',
+      id: call.id,
+      name: call.name,
+      output: structuredClone(streamed),
+      state,
+      metadata,
+    };
+    ({ output, state, metadata } = await reply.core.driver.waterfall(
+      'afterTool',
+      reply,
+      saved,
+      (ctx, result) => ({ ctx, toolCall: call, result }),
+    ));
+  }
+  const same = output === streamed || JSON.stringify(output) === JSON.stringify(streamed);
+  reply.record({
+    type: 'TOOL_RESULT_END',
+    replyId: reply.msg.id,
+    toolCallId: call.id,
+    state,
+    metadata,
+    ...(same ? {} : { output }),
+  });
+}
+
+/** A call that fails before running: unknown tool, bad input, denied. */
+export async function failCall(
+  reply: ActiveReply,
+  call: ToolCallBlock,
+  message: string,
+  state: 'error' | 'denied',
+  withInput: { input?: string } = {},
+): Promise<CallOutcome> {
+  reply.record({
+    type: 'TOOL_RESULT_START',
+    replyId: reply.msg.id,
+    toolCallId: call.id,
+    toolCallName: call.name,
+    ...withInput,
+  });
+  emitOutput(reply, call.id, message);
+  await finishResult(reply, call, state, {});
+  return 'done';
+}
+
+function isAsyncIterable(value: unknown): value is AsyncIterable<ToolChunk> {
+  return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
+}
+
+/** Reads a tool's return value. After streaming, only a {@link ToolResult}-shaped value adds anything. */
+function toToolResult(value: unknown, streamed: boolean): Partial<ToolResult> {
+  const isResult =
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    ('output' in value || (streamed && ('state' in value || 'metadata' in value)));
+  if (isResult) return value as Partial<ToolResult>;
+  if (streamed || value === undefined) return {};
+  return { output: typeof value === 'string' ? value : JSON.stringify(value) };
+}
