@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Job } from './child';
-import { BENCH_DIR, runChild } from './spawn-child';
+import { BENCH_DIR } from './bench-dir';
+import { runChild } from './spawn-child';
 
 interface CallFrame {
   functionName: string;

@@ -9,7 +9,7 @@ import { QueueRunner } from '@agentkit/worker';
 import { Redis } from 'ioredis';
 import { openQueueWorld, type QueueWorld, queueAgents } from './queue-bench-world';
 import { url } from './redis-bench';
-import { BENCH_DIR } from './spawn-child';
+import { BENCH_DIR } from './bench-dir';
 import { quantile } from './stats';
 
 /** CPU time a process used so far (user + system), ms; Linux only (0 elsewhere). */

@@ -9,7 +9,8 @@ import { cpus, loadavg, platform, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 import type { Job } from './child';
 import { importTimes, installedBytes, packedBytes } from './s5-footprint';
-import { BENCH_DIR, runChild } from './spawn-child';
+import { BENCH_DIR } from './bench-dir';
+import { runChild } from './spawn-child';
 import { type Summary, summarize } from './stats';
 import { OTEL_SUBJECTS, PEERS, SUBJECTS as SUBJECTS_ALL, type SubjectId } from './subjects/index';
 

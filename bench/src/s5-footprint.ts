@@ -2,7 +2,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { lstatSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { BENCH_DIR } from './spawn-child';
+import { BENCH_DIR } from './bench-dir';
 import { median } from './stats';
 
 /** What each subject imports to build an agent. */

@@ -1,9 +1,8 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { BENCH_DIR } from './bench-dir';
 import type { Job } from './child';
 
-/** The bench package's folder (the children run from here so bare imports resolve as the bench's). */
-export const BENCH_DIR = fileURLToPath(new URL('..', import.meta.url));
 const CHILD = fileURLToPath(new URL('./child.ts', import.meta.url));
 
 /** Runs one job in a fresh `node` process (extra node flags first) and returns its JSON result. */

@@ -1,8 +1,24 @@
 import type { JSONSchema, Tool, ToolResult } from '@agentkit/core';
 import { callResultToToolResult } from './call-result-to-tool-result';
-import type { McpClient } from './mcp-client';
-import type { McpToolDefinition } from './server-config';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { McpServerConfig, McpToolDefinition } from './server-config';
 import { assignToolNames } from './tool-names';
+
+/**
+ * What tools are built from: the parts of an `McpToolSource` this module uses (an interface of its own, so
+ * the client can build its tools without the two modules importing each other).
+ */
+export interface McpToolSource {
+  readonly name: string;
+  readonly config: McpServerConfig;
+  readonly lastListedTools: readonly McpToolDefinition[] | undefined;
+  listTools(options?: { signal?: AbortSignal }): Promise<readonly McpToolDefinition[]>;
+  callTool(
+    name: string,
+    args?: Record<string, unknown>,
+    options?: { signal?: AbortSignal; idempotent?: boolean },
+  ): Promise<CallToolResult>;
+}
 
 type AgentkitTool = Tool<Record<string, unknown>>;
 
@@ -18,10 +34,10 @@ export interface BuildToolsOptions {
    * Called when refreshing a server's list failed and its last list is used instead. Without it, the
    * failure is thrown.
    */
-  onStaleList?: (client: McpClient, error: unknown) => void;
+  onStaleList?: (client: McpToolSource, error: unknown) => void;
 }
 
-function keep(client: McpClient, tool: McpToolDefinition): boolean {
+function keep(client: McpToolSource, tool: McpToolDefinition): boolean {
   const { include, exclude, filter } = client.config;
   if (include && !include.includes(tool.name)) return false;
   if (exclude?.includes(tool.name)) return false;
@@ -34,7 +50,7 @@ function keep(client: McpClient, tool: McpToolDefinition): boolean {
  * Whether the tool asks the user first. The spec's defaults (`readOnlyHint: false`,
  * `destructiveHint: true`) make a tool without annotations destructive.
  */
-function needsConfirmation(client: McpClient, tool: McpToolDefinition): boolean {
+function needsConfirmation(client: McpToolSource, tool: McpToolDefinition): boolean {
   const policy = client.config.confirm ?? 'destructive';
   if (typeof policy === 'function') return policy(tool);
   if (policy === 'always' || policy === 'never') return policy === 'always';
@@ -46,7 +62,7 @@ function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-function toAgentkitTool(client: McpClient, definition: McpToolDefinition, name: string): AgentkitTool {
+function toAgentkitTool(client: McpToolSource, definition: McpToolDefinition, name: string): AgentkitTool {
   const hints = definition.annotations ?? {};
   const readOnly = hints.readOnlyHint === true;
   const idempotent = readOnly || hints.idempotentHint === true;
@@ -84,7 +100,7 @@ function toAgentkitTool(client: McpClient, definition: McpToolDefinition, name: 
  * Lists every server in parallel (each listing is cached by its client).
  */
 export async function buildAgentkitTools(
-  clients: readonly McpClient[],
+  clients: readonly McpToolSource[],
   options: BuildToolsOptions = {},
 ): Promise<Tool[]> {
   const lists = await Promise.all(

@@ -1,6 +1,8 @@
-import type { Logger, SessionStore } from '@agentkit/core';
+import type { Logger, SessionKey, SessionStore } from '@agentkit/core';
 import type { Context, Hono } from 'hono';
-import type { ServerContext, ServerVariables } from './create-agent-server';
+import type { z } from 'zod';
+import type { FollowOptions } from './follow-log';
+import type { RouteDoc } from './openapi';
 import type { EventLog } from './event-log';
 import type { AgentFactory } from './run-reply';
 import type { ReplyRunner } from './runner';
@@ -55,4 +57,34 @@ export interface AgentServerOptions {
   logger?: Logger;
   /** Extra routes: front-end protocols and the like (see {@link ServerExtension}). */
   extensions?: ServerExtension[];
+}
+
+/** Variables the server's middleware sets on each request. */
+export interface ServerVariables {
+  requestId: string;
+  /** The authenticated user. */
+  userId: string;
+}
+
+/**
+ * What routes of the server (and of extensions, see `AgentServerOptions.extensions`) work with: the
+ * options, the event log, the runner, the route list of the OpenAPI document, and helpers that validate
+ * requests the way every route does.
+ */
+export interface ServerContext {
+  options: AgentServerOptions;
+  log: EventLog;
+  runner: ReplyRunner;
+  routes: RouteDoc[];
+  /** The factory of an agent id, or `undefined`. */
+  agent(agentId: string): AgentFactory | undefined;
+  /** The session of a request: the authenticated user and the validated `:agentId`/`:sessionId`. */
+  session(c: Context): SessionKey;
+  /** Parses a JSON body (bounded depth) with a zod schema; throws `InvalidInputError` naming the field. */
+  body<T extends z.ZodType>(c: Context, schema: T): Promise<z.infer<T>>;
+  /** Parses the query with a zod schema; throws `InvalidInputError`. */
+  query<T extends z.ZodType>(c: Context, schema: T): z.infer<T>;
+  heartbeatMs: number;
+  /** Streams the log as SSE (see `followLog`), ended cleanly when the server closes. */
+  follow(c: Context, options: Omit<FollowOptions, 'shutdown' | 'track' | 'heartbeatMs' | 'log'>): Response;
 }

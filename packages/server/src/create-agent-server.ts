@@ -1,37 +1,20 @@
-import {
-  AgentkitError,
-  ConfigError,
-  createMsg,
-  InvalidInputError,
-  jsonValueProblem,
-  type Msg,
-  type SessionKey,
-} from '@agentkit/core';
-import { type Context, Hono } from 'hono';
+import { AgentkitError, ConfigError, InvalidInputError, jsonValueProblem } from '@agentkit/core';
+import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import { requestId } from 'hono/request-id';
 import type { z } from 'zod';
-import type { AgentDefinition, AgentServerOptions } from './agent-server-options';
-import type { EventLog } from './event-log';
+import type { AgentServerOptions, ServerContext, ServerVariables } from './agent-server-options';
 import { InMemoryEventLog } from './in-memory-event-log';
 import { InProcessRunner } from './in-process-runner';
 import type { AgentFactory } from './run-reply';
-import { type FollowOptions, followLog } from './follow-log';
+import { followLog } from './follow-log';
 import { openApiDocument, type RouteDoc } from './openapi';
 import { problem, problemFor } from './problem';
 import { registerEventRoutes } from './routes/event-routes';
 import { registerReplyRoutes } from './routes/reply-routes';
 import { registerSessionRoutes } from './routes/session-routes';
-import type { ReplyRunner } from './runner';
 import { Id } from './schemas';
-
-/** Variables the server's middleware sets on each request. */
-export interface ServerVariables {
-  requestId: string;
-  /** The authenticated user. */
-  userId: string;
-}
 
 /** The Hono app of {@link createAgentServer}, with what it needs to shut down. */
 export type AgentServer = Hono<{ Variables: ServerVariables }> & {
@@ -49,29 +32,6 @@ export type AgentServer = Hono<{ Variables: ServerVariables }> & {
   /** Whether the server runs in single-user development mode (loopback only). */
   readonly development: boolean;
 };
-
-/**
- * What routes of the server (and of extensions, see `AgentServerOptions.extensions`) work with: the
- * options, the event log, the runner, the route list of the OpenAPI document, and helpers that validate
- * requests the way every route does.
- */
-export interface ServerContext {
-  options: AgentServerOptions;
-  log: EventLog;
-  runner: ReplyRunner;
-  routes: RouteDoc[];
-  /** The factory of an agent id, or `undefined`. */
-  agent(agentId: string): AgentFactory | undefined;
-  /** The session of a request: the authenticated user and the validated `:agentId`/`:sessionId`. */
-  session(c: Context): SessionKey;
-  /** Parses a JSON body (bounded depth) with a zod schema; throws `InvalidInputError` naming the field. */
-  body<T extends z.ZodType>(c: Context, schema: T): Promise<z.infer<T>>;
-  /** Parses the query with a zod schema; throws `InvalidInputError`. */
-  query<T extends z.ZodType>(c: Context, schema: T): z.infer<T>;
-  heartbeatMs: number;
-  /** Streams the log as SSE (see `followLog`), ended cleanly when the server closes. */
-  follow(c: Context, options: Omit<FollowOptions, 'shutdown' | 'track' | 'heartbeatMs' | 'log'>): Response;
-}
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/;
 
@@ -274,36 +234,3 @@ function describeIssues(error: z.ZodError): string {
     .map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`)
     .join('; ');
 }
-
-/** Messages from a reply body's `input` (strings stay strings; the agent makes them user messages). */
-export function toMessages(
-  input: Array<{
-    role: 'user' | 'assistant';
-    name?: string | undefined;
-    content: unknown;
-    metadata?: unknown;
-  }>,
-): Msg[] {
-  return input.map((m) =>
-    createMsg({
-      role: m.role,
-      ...(m.name !== undefined ? { name: m.name } : {}),
-      content:
-        typeof m.content === 'string'
-          ? m.content
-          : (m.content as Array<Record<string, unknown>>).map((part) =>
-              part.type === 'text'
-                ? { type: 'text', id: crypto.randomUUID(), text: part.text as string }
-                : {
-                    type: 'data',
-                    id: crypto.randomUUID(),
-                    source: part.source as never,
-                    ...(part.name !== undefined ? { name: part.name as string | null } : {}),
-                  },
-            ),
-      ...(m.metadata ? { metadata: m.metadata as never } : {}),
-    }),
-  );
-}
-
-export type { AgentDefinition };

@@ -1,11 +1,12 @@
-export {
-  createAgentServer,
-  toMessages,
-  type AgentServer,
-  type ServerContext,
-  type ServerVariables,
-} from './create-agent-server';
-export type { AgentDefinition, AgentServerOptions, ServerExtension } from './agent-server-options';
+export { createAgentServer, type AgentServer } from './create-agent-server';
+export { toMessages } from './to-messages';
+export type {
+  AgentDefinition,
+  AgentServerOptions,
+  ServerContext,
+  ServerExtension,
+  ServerVariables,
+} from './agent-server-options';
 export type { FollowOptions, SseMessage } from './follow-log';
 export type { RouteDoc } from './openapi';
 export type { EventLog, LogEntry, LogEvent, RunEndEvent, RunStartEvent, RunStatus } from './event-log';

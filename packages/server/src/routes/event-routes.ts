@@ -1,6 +1,6 @@
 import { AgentkitError, type Msg, type SessionKey } from '@agentkit/core';
 import type { Hono } from 'hono';
-import type { ServerContext, ServerVariables } from '../create-agent-server';
+import type { ServerContext, ServerVariables } from '../agent-server-options';
 import type { EventLog, LogEvent } from '../event-log';
 import { parseLogId } from '../log-ids';
 import { EventsQuery } from '../schemas';

@@ -1,6 +1,7 @@
 import { AgentkitError, type AgentInput, awaitingToolCalls, userInterrupt } from '@agentkit/core';
 import type { Hono } from 'hono';
-import { toMessages, type ServerContext, type ServerVariables } from '../create-agent-server';
+import type { ServerContext, ServerVariables } from '../agent-server-options';
+import { toMessages } from '../to-messages';
 import { TooManyRepliesError } from '../errors';
 import { ReplyBody } from '../schemas';
 

@@ -1,6 +1,6 @@
 import { AgentkitError, newId, type Msg } from '@agentkit/core';
 import type { Hono } from 'hono';
-import type { ServerContext, ServerVariables } from '../create-agent-server';
+import type { ServerContext, ServerVariables } from '../agent-server-options';
 import { CreateSessionBody, MessagesQuery, PageQuery } from '../schemas';
 import { sessionView } from '../session-view';
 
