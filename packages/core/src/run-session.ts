@@ -29,7 +29,7 @@ export interface RunSessionOptions<S = unknown> {
    */
   replyId?: string;
   /** Per-reply options (e.g. `structuredSchema`); `signal`, `checkpoint` and `replyId` are set here. */
-  replyOptions?: Omit<ReplyOptions<S>, 'signal' | 'checkpoint' | 'replyId'>;
+  replyOptions?: ReplyOptions<S> & { signal?: never; checkpoint?: never; replyId?: never; suspendSignal?: never };
   /** Interrupts the reply (it still ends cleanly and is saved). */
   signal?: AbortSignal;
   /**
