@@ -31,9 +31,10 @@ describe('README', () => {
             env: { ...process.env, REDIS_URL },
           })
         ).stdout;
-      expect(await run('first')).toMatch(/^completed Picking up where we left off\.\nsaved version 1\n$/);
-      expect(await run('last')).toMatch(/saved version 2\n$/);
-      expect(await run('first')).toMatch(/saved version 1\n$/);
+      // runSession creates the session (version 1) and saves the reply (version 2).
+      expect(await run('first')).toMatch(/^completed Picking up where we left off\.\nsaved version 2\n$/);
+      expect(await run('last')).toMatch(/saved version 3\n$/);
+      expect(await run('first')).toMatch(/saved version 2\n$/);
       await run('last');
       // The session and its index are gone; the lease hash stays (tokens only grow) until it expires.
       const left = await keysByPrefix(admin, prefix);
