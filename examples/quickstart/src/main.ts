@@ -4,7 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { awaitingToolCalls, createAgentState } from '@agentkit/core';
+import { awaitingToolCalls } from '@agentkit/core';
 
 import { buildDemoAgent } from './build-demo-agent';
 import { chooseModel } from './choose-model';
@@ -12,7 +12,7 @@ import { demoPaths, SESSION_KEY } from './demo-paths';
 import { DEMO_TASK } from './demo-task';
 import { openStore } from './open-store';
 import { seedSandbox } from './seed-sandbox';
-import { streamReply } from './stream-reply';
+import { runDemoReply } from './run-demo-reply';
 import { terminalSafe } from './terminal-safe';
 import { Transcript } from './transcript';
 
@@ -32,22 +32,22 @@ let paused = false;
 try {
   await seedSandbox(paths.sandbox);
   await storage.store.deleteSession(userId, agentId, sessionId); // every run starts fresh
-  const agent = buildDemoAgent({ model, sandbox: paths.sandbox, state: createAgentState({ sessionId }) });
 
   transcript.line(`user › ${DEMO_TASK}`);
   transcript.line();
-  const msg = await streamReply(agent, DEMO_TASK, transcript);
-  if (msg?.finishedReason === 'error') process.exitCode = 1;
-
-  const saved = await storage.store.upsertSession(userId, agentId, sessionId, {
-    state: agent.state,
+  // runSession: the session's lease, a fresh state, checkpoints around the sandbox tools, the save.
+  const { message: msg, record: saved } = await runDemoReply({
+    store: storage.store,
+    agent: (state) => buildDemoAgent({ model, sandbox: paths.sandbox, state }),
+    input: DEMO_TASK,
     metadata: { title: 'agentkit quickstart' },
-    expectedVersion: 0,
+    transcript,
   });
-  paused = awaitingToolCalls(agent.state).filter((c) => c.state === 'asking').length > 0;
+  if (msg.finishedReason === 'error') process.exitCode = 1;
+  paused = awaitingToolCalls(saved.state).filter((c) => c.state === 'asking').length > 0;
   transcript.line();
   transcript.line(
-    `💾 saved session '${sessionId}' (version ${saved.version}) — the reply is ${paused ? 'paused, waiting for a confirmation' : `over (${msg?.finishedReason})`}`,
+    `💾 saved session '${sessionId}' (version ${saved.version}) — the reply is ${paused ? 'paused, waiting for a confirmation' : `over (${msg.finishedReason})`}`,
   );
 } catch (error) {
   // Bad configuration, an unreachable store or a corrupt session: say what, without a stack trace.

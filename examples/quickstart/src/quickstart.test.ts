@@ -72,13 +72,15 @@ describe('the quickstart demo', () => {
       '→ read_file {"path":"notes.md"}',
       '← read_file ✓ # Team sync, Monday',
       '⏸ write_file needs your confirmation',
-      "saved session 'demo-session' (version 1) — the reply is paused",
+      // runSession created the session (version 1) and saved the paused reply (2).
+      "saved session 'demo-session' (version 2) — the reply is paused",
       'process 2',
-      "loaded:   session 'demo-session' (version 1",
+      "loaded:   session 'demo-session' (version 2",
       'auto-approved (stdin is not a TTY)',
       '← write_file ✓ Wrote',
       '■ reply completed',
-      "saved session 'demo-session' (version 2)",
+      // Checkpoints before and after write_file (3, 4), then the finished reply (5).
+      "saved session 'demo-session' (version 5)",
     ];
     let at = 0;
     for (const text of expected) {
@@ -93,7 +95,7 @@ describe('the quickstart demo', () => {
 
     // The saved session: the reply finished, the confirmed tool ran exactly once, the task is done.
     const record = await loadSession(demoDir);
-    expect(record.version).toBe(2);
+    expect(record.version).toBe(5);
     const msg = replyMsg(record.state);
     expect(msg.finishedReason).toBe('completed');
     expect(msg.finishedAt).not.toBeNull();
@@ -132,7 +134,7 @@ describe('the quickstart demo', () => {
     const second = await runDemo(demoDir);
     expect(second.code).toBe(0);
     const record = await loadSession(demoDir);
-    expect(record.version).toBe(2);
+    expect(record.version).toBe(5);
     expect(record.state.context.filter((m) => m.role === 'user')).toHaveLength(1);
     expect(
       allBlocks(record.state).filter((b) => b.type === 'tool_result' && b.name === 'write_file'),

@@ -9,7 +9,7 @@ import { chooseModel } from './choose-model';
 import { confirmCall, confirmMode } from './confirm-call';
 import { demoPaths, SESSION_KEY } from './demo-paths';
 import { openStore } from './open-store';
-import { streamReply } from './stream-reply';
+import { runDemoReply } from './run-demo-reply';
 import { terminalSafe } from './terminal-safe';
 import { Transcript } from './transcript';
 
@@ -34,27 +34,28 @@ try {
       `  loaded:   session '${sessionId}' (version ${record.version}, ${record.state.context.length} messages)`,
     );
     transcript.line();
-    const agent = buildDemoAgent({ model, sandbox: paths.sandbox, state: record.state });
     const mode = confirmMode();
-    let version = record.version;
+    let state = record.state;
     // A real model may ask again after the first answer: keep answering until the reply ends.
     for (
-      let waiting = awaitingToolCalls(agent.state).filter((c) => c.state === 'asking');
+      let waiting = awaitingToolCalls(state).filter((c) => c.state === 'asking');
       waiting.length > 0;
-      waiting = awaitingToolCalls(agent.state).filter((c) => c.state === 'asking')
+      waiting = awaitingToolCalls(state).filter((c) => c.state === 'asking')
     ) {
       const answers: ConfirmResult[] = [];
       for (const call of waiting) answers.push(await confirmCall(call, mode, transcript));
       transcript.line();
-      const msg = await streamReply(agent, userConfirmResult(answers), transcript);
-      if (msg?.finishedReason === 'error') process.exitCode = 1;
-      version = (
-        await storage.store.updateSessionState(userId, agentId, sessionId, agent.state, {
-          expectedVersion: version,
-        })
-      ).version;
+      // runSession again: lease, load, resume with the answers, checkpoints, save.
+      const { message, record: saved } = await runDemoReply({
+        store: storage.store,
+        agent: (loaded) => buildDemoAgent({ model, sandbox: paths.sandbox, state: loaded }),
+        input: userConfirmResult(answers),
+        transcript,
+      });
+      if (message.finishedReason === 'error') process.exitCode = 1;
+      state = saved.state;
       transcript.line();
-      transcript.line(`💾 saved session '${sessionId}' (version ${version})`);
+      transcript.line(`💾 saved session '${sessionId}' (version ${saved.version})`);
     }
   }
 } catch (error) {

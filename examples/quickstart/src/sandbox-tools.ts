@@ -26,6 +26,7 @@ export function sandboxTools(sandbox: string): Tool[] {
       additionalProperties: false,
     },
     concurrencySafe: true,
+    idempotent: true, // a read: running it again after a crash changes nothing
     async execute({ path = '.' }) {
       const { root, full: base, parts } = await resolveInSandbox(sandbox, path);
       await checkFolders(root, parts, path);
@@ -61,6 +62,7 @@ export function sandboxTools(sandbox: string): Tool[] {
       additionalProperties: false,
     },
     concurrencySafe: true,
+    idempotent: true, // a read: running it again after a crash changes nothing
     async execute({ path }) {
       const file = await openInSandbox(sandbox, path, 'read');
       try {

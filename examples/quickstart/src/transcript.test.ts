@@ -2,13 +2,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
-import { awaitingToolCalls, createAgentState } from '@agentkit/core';
+import { awaitingToolCalls, InMemorySessionStore } from '@agentkit/core';
 import { ScriptedModel, textChunks, toolCallChunk } from '@agentkit/core/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildDemoAgent } from './build-demo-agent';
 import { confirmCall } from './confirm-call';
 import { seedSandbox } from './seed-sandbox';
-import { streamReply } from './stream-reply';
+import { runDemoReply } from './run-demo-reply';
 import { terminalSafe } from './terminal-safe';
 import { Transcript } from './transcript';
 
@@ -61,13 +61,17 @@ describe('the transcript and the confirmation prompt, with a hostile model', () 
       ],
       [toolCallChunk('write_file', { path: `notes${HIDE}.md\r`, content }, 'w1')],
     ]);
-    const agent = buildDemoAgent({ model, sandbox, state: createAgentState() });
     const out = new Capture();
     const transcript = new Transcript(out);
-    const msg = await streamReply(agent, 'Summarise notes.md.', transcript);
-    expect(msg?.finishedReason).toBeNull(); // paused for the confirmation
+    const { message: msg, record } = await runDemoReply({
+      store: new InMemorySessionStore(),
+      agent: (state) => buildDemoAgent({ model, sandbox, state }),
+      input: 'Summarise notes.md.',
+      transcript,
+    });
+    expect(msg.finishedReason).toBeNull(); // paused for the confirmation
 
-    const [call] = awaitingToolCalls(agent.state).filter((c) => c.state === 'asking');
+    const [call] = awaitingToolCalls(record.state).filter((c) => c.state === 'asking');
     const input = new PassThrough();
     const prompt = new Capture();
     const answered = confirmCall(call!, { kind: 'ask' }, transcript, { input, output: prompt });
