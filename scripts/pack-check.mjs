@@ -25,17 +25,6 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const INSTALLED_BUDGET = 500_000;
 /** The oldest Node the packages support, checked by running the consumer on it (linux-x64 only). */
 const MIN_NODE = '22.12.0';
-/**
- * Packages that have not taken the packaging template yet (LICENSE, metadata, `files: ['dist', 'LICENSE']`, no
- * source maps): they are reported, not failed. Empty this list as they do; see scripts/readmes/TEMPLATE.md.
- */
-const PACKAGING_PENDING = new Set([
-  '@agentkit/storage-fs',
-  '@agentkit/storage-redis',
-  '@agentkit/mcp',
-  '@agentkit/otel',
-  '@agentkit/server',
-]);
 const PEERS = { zod: '4.6.7', openai: '7.59.0', '@google/genai': '3.3.0', ioredis: '6.0.0' };
 
 const problems = [];
@@ -105,17 +94,12 @@ try {
       typeof manifest.bugs?.url === 'string',
       Array.isArray(manifest.keywords) && manifest.keywords.length > 2,
     ].every(Boolean);
-    if (PACKAGING_PENDING.has(p.name)) {
-      if (!metadata || !lean || !licensed)
-        console.log(`pack-check: ${p.name}: packaging still pending (LICENSE, metadata, files)`);
-    } else {
-      check(licensed, `${p.name}: no LICENSE in the tarball`);
-      check(
-        metadata,
-        `${p.name}: incomplete metadata (license, description, repository, homepage, bugs, keywords)`,
-      );
-      check(lean, `${p.name}: ships source maps or src/ (only dist and LICENSE belong in the tarball)`);
-    }
+    check(licensed, `${p.name}: no LICENSE in the tarball`);
+    check(
+      metadata,
+      `${p.name}: incomplete metadata (license, description, repository, homepage, bugs, keywords)`,
+    );
+    check(lean, `${p.name}: ships source maps or src/ (only dist and LICENSE belong in the tarball)`);
     p.bytes = sizeOf(dir);
   }
   const bytes = (name) => packages.find((p) => p.name === name).bytes;

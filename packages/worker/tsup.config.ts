@@ -5,6 +5,5 @@ export default defineConfig({
   format: ['esm'],
   target: 'node22',
   dts: true,
-  sourcemap: true,
   clean: true,
 });

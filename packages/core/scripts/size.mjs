@@ -30,7 +30,9 @@ for (const { name, budget, contents } of bundles) {
   });
   const code = result.outputFiles[0].contents;
   const gzip = gzipSync(code, { level: 9 }).length;
-  console.log(`@agentkit/core ${name}: ${kb(code.length)} minified, ${kb(gzip)} min+gzip (budget ${kb(budget)})`);
+  console.log(
+    `@agentkit/core ${name}: ${kb(code.length)} minified, ${kb(gzip)} min+gzip (budget ${kb(budget)})`,
+  );
   if (gzip > budget) {
     console.error(`@agentkit/core ${name} is over its size budget by ${gzip - budget} bytes.`);
     over = true;

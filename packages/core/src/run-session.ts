@@ -29,7 +29,12 @@ export interface RunSessionOptions<S = unknown> {
    */
   replyId?: string;
   /** Per-reply options (e.g. `structuredSchema`); `signal`, `checkpoint` and `replyId` are set here. */
-  replyOptions?: ReplyOptions<S> & { signal?: never; checkpoint?: never; replyId?: never; suspendSignal?: never };
+  replyOptions?: ReplyOptions<S> & {
+    signal?: never;
+    checkpoint?: never;
+    replyId?: never;
+    suspendSignal?: never;
+  };
   /** Interrupts the reply (it still ends cleanly and is saved). */
   signal?: AbortSignal;
   /**
