@@ -55,7 +55,8 @@ describe('interrupts', () => {
   it('stick to a job that has not started: it ends interrupted when a worker takes it; later jobs do not', async () => {
     const w = await world('interrupt-queued', { runner: { whenBusy: 'queue' } });
     const first = await post(w.user, 's1', { input: 'Deploy.' });
-    expect(await w.server.runner.interrupt({ userId: 'alice', agentId: 'ops', sessionId: 's1' })).toBe(true);
+    // Through the HTTP route: the job waits in the queue (no worker yet), no lease is held.
+    expect((await w.user('/agents/ops/sessions/s1/interrupt', { method: 'POST' })).status).toBe(202);
     const second = await post(w.user, 's1', { input: 'Deploy again.' });
     await w.addWorker();
     expect(await runEnd(w, 's1', first.body.runId!)).toMatchObject({ status: 'ended' });

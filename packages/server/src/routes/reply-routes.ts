@@ -64,7 +64,7 @@ export function registerReplyRoutes(app: Hono<{ Variables: ServerVariables }>, s
   server.routes.push({
     method: 'post',
     path: `${ONE}/interrupt`,
-    summary: 'Interrupt the running reply (wherever it runs), or end a paused one',
+    summary: 'Interrupt the running or queued reply (wherever it runs), or end a paused one',
     responses: {
       202: 'Interrupt sent',
       204: 'Nothing to interrupt',
@@ -80,11 +80,13 @@ export function registerReplyRoutes(app: Hono<{ Variables: ServerVariables }>, s
       store.getLease(userId, agentId, sessionId),
     ]);
     if (!record) throw new AgentkitError('NOT_FOUND', 'There is no such session.');
-    if (lease) {
-      await server.runner.interrupt(session);
-      return c.json({ interrupted: true }, 202);
+    const paused = awaitingToolCalls(record.state).length > 0;
+    // A reply running anywhere (it holds the lease) or waiting in a runner's queue (it does not yet).
+    if (lease || !paused) {
+      const reached = await server.runner.interrupt(session);
+      if (lease || reached) return c.json({ interrupted: true }, 202);
     }
-    if (awaitingToolCalls(record.state).length > 0) {
+    if (paused) {
       const run = await server.runner.start({ session, input: userInterrupt() });
       return c.json({ interrupted: true, runId: run.runId }, 202);
     }
