@@ -79,13 +79,14 @@ export function registerReplyRoutes(app: Hono<{ Variables: ServerVariables }>, s
       store.getSession(userId, agentId, sessionId),
       store.getLease(userId, agentId, sessionId),
     ]);
-    if (!record) throw new AgentkitError('NOT_FOUND', 'There is no such session.');
-    const paused = awaitingToolCalls(record.state).length > 0;
-    // A reply running anywhere (it holds the lease) or waiting in a runner's queue (it does not yet).
+    const paused = record !== null && awaitingToolCalls(record.state).length > 0;
+    // A reply running anywhere (it holds the lease) or waiting in a runner's queue (it does not yet, and
+    // the first reply of a new session has no record yet either).
     if (lease || !paused) {
       const reached = await server.runner.interrupt(session);
       if (lease || reached) return c.json({ interrupted: true }, 202);
     }
+    if (!record) throw new AgentkitError('NOT_FOUND', 'There is no such session.');
     if (paused) {
       const run = await server.runner.start({ session, input: userInterrupt() });
       return c.json({ interrupted: true, runId: run.runId }, 202);
