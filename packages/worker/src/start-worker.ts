@@ -155,7 +155,7 @@ export function startWorker(options: StartWorkerOptions): ReplyWorker {
     } catch (error) {
       throw new UnrecoverableError(`Not a reply job: ${(error as Error).message}`);
     }
-    if (closing) return handBack(job, lock);
+    if (closing) return await handBack(job, lock);
     const { session } = data;
     const progress = { ran: false };
     try {
@@ -164,15 +164,20 @@ export function startWorker(options: StartWorkerOptions): ReplyWorker {
       if (place.place === 'behind') {
         if (place.head && (await isStaleEntry(queue, place.head))) {
           await lines.dropHead(session, place.head);
-          return park(job, lock, 0);
+          return await park(job, lock, 0);
         }
-        return park(job, lock, parkMs, async () => (await lines.place(session, job.id!)).place === 'head');
+        return await park(
+          job,
+          lock,
+          parkMs,
+          async () => (await lines.place(session, job.id!)).place === 'head',
+        );
       }
       if (
         maxPerUser !== undefined &&
         !(await lines.enterUser(session.userId, job.id!, maxPerUser, leaseTtlMs * 3))
       )
-        return park(job, lock, 250);
+        return await park(job, lock, 250);
       return await runJob(job, lock, data, place.interruptedThrough, progress);
     } catch (error) {
       // Out of attempts before the reply ran (the store unreachable): clients following the run must
@@ -227,7 +232,7 @@ export function startWorker(options: StartWorkerOptions): ReplyWorker {
       ) {
         const expiresAt = (error as SessionBusyError).expiresAt;
         const wait = expiresAt === null ? leaseTtlMs / 2 : Math.min(leaseTtlMs, expiresAt - Date.now());
-        return park(job, token, Math.max(50, wait + 20));
+        return await park(job, token, Math.max(50, wait + 20));
       }
       throw error;
     }
@@ -290,8 +295,8 @@ export function startWorker(options: StartWorkerOptions): ReplyWorker {
       const then = next(outcome, job, attempt, maxReplies);
       runs.delete(jobId);
       await lease.release();
-      if (then === 'hand back') return handBack(job, token);
-      if (then === 'lost') return park(job, token, leaseTtlMs);
+      if (then === 'hand back') return await handBack(job, token);
+      if (then === 'lost') return await park(job, token, leaseTtlMs);
       if (then === 'retry')
         throw new Error(
           `The reply ${outcome.replyId} failed (${outcome.result?.message.error?.type ?? outcome.error?.code}); retrying.`,
