@@ -3,6 +3,8 @@
  * Prints one JSON line with the result on stdout.
  */
 import { performance } from 'node:perf_hooks';
+import type { CheckpointJob } from './checkpoint-job';
+import type { ServerJob } from './server-job';
 import { fullGc, median } from './stats';
 import { loadSubject, type SubjectId } from './subjects/index';
 
@@ -23,7 +25,9 @@ export type Job =
       overheadReps: number;
       modelMs: number;
     }
-  | { scenario: 'CTX'; turns: number; window: number };
+  | { scenario: 'CTX'; turns: number; window: number }
+  | ServerJob
+  | CheckpointJob;
 
 async function measure(job: Job): Promise<Record<string, number | string>> {
   switch (job.scenario) {
@@ -117,6 +121,10 @@ async function measure(job: Job): Promise<Record<string, number | string>> {
       return (await import('./queue-bench')).queueBench(job);
     case 'CTX':
       return (await import('./plugin-scale')).pluginScale(job.turns, job.window);
+    case 'SRV':
+      return (await import('./server-bench')).serverBench(job);
+    case 'CKPT':
+      return (await import('./checkpoint-bench')).checkpointBench(job);
   }
 }
 

@@ -13,6 +13,8 @@ import { BENCH_DIR } from './bench-dir';
 import { runChild } from './spawn-child';
 import { type Summary, summarize } from './stats';
 import { OTEL_SUBJECTS, PEERS, SUBJECTS as SUBJECTS_ALL, type SubjectId } from './subjects/index';
+import { checkpointConfig, checkpointSections, measureCheckpoint } from './checkpoint-scenario';
+import { measureServer, serverConfig, serverSections } from './server-scenario';
 
 const args = process.argv.slice(2);
 const reportOnly = args.includes('--report');
@@ -221,6 +223,17 @@ if (reportOnly) {
       overheadReps: config.s9Reps,
       modelMs: 50,
     });
+  }
+  // Issue 15's server (SRV) and issue 12's checkpoints (CKPT).
+  if (wants('SRV')) {
+    const c = serverConfig(quick);
+    Object.assign(results, await measureServer(c, log));
+    extra.SRV = { config: JSON.stringify(c) };
+  }
+  if (wants('CKPT')) {
+    const c = checkpointConfig(quick);
+    Object.assign(results, await measureCheckpoint(c, log));
+    extra.CKPT = { config: JSON.stringify(c) };
   }
   if (wants('CTX')) {
     log('plugin scale');
@@ -624,6 +637,12 @@ if (extra.CTX) {
     `### Plugin cost over a long session (issue 6 "Scale")\n\nagentkit with injection + context + structured-output, ${c.turns} turns (one tool call + an answer each, ${c.contextMessages} messages at the end, nothing compressed); each plugin's hooks timed.\n\n` +
       table(['', 'turns 1–10', `turns ${c.turns! - 9}–${c.turns}`, 'late / early'], rows),
   );
+}
+
+{
+  const kit = { table, fmt, times, cellText, med, check };
+  if (extra.SRV) sections.push(...serverSections(JSON.parse(String(extra.SRV.config)), kit));
+  if (extra.CKPT) sections.push(...checkpointSections(JSON.parse(String(extra.CKPT.config)), kit));
 }
 
 const verdict = (t: Target) => (t.pass === undefined ? '—' : t.pass ? 'pass' : '**miss**');

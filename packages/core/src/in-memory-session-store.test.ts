@@ -24,6 +24,21 @@ describe('InMemorySessionStore', () => {
     expect(Object.keys(saved.state.plugins.p as object)).toEqual(['keep']);
   });
 
+  it('returns the saved state itself from updateSessionState (no JSON round trip per checkpoint), keeping its own copy', async () => {
+    const store = new InMemorySessionStore();
+    await store.upsertSession('u', 'a', 's');
+    const state = createAgentState({ sessionId: 's' });
+    state.summary = 'before';
+    const saved = await store.updateSessionState('u', 'a', 's', state);
+    expect(saved.state).toBe(state);
+    expect(saved.version).toBe(2);
+    state.summary = 'changed after the save';
+    saved.metadata.title = 'changed too';
+    const loaded = await store.getSession('u', 'a', 's');
+    expect(loaded?.state.summary).toBe('before');
+    expect(loaded?.metadata).toEqual({});
+  });
+
   it('pages with the default limit of 50', async () => {
     const store = new InMemorySessionStore();
     for (let i = 0; i < 55; i++) await store.upsertSession('u', 'a', `s${String(i).padStart(2, '0')}`);

@@ -42,9 +42,10 @@ interface Lease {
 
 /**
  * A {@link SessionStore} in the memory of the process: for tests, examples and single-process apps
- * that do not need to survive a restart. It behaves like the persistent stores (records are copied in
- * and out as JSON, versions and leases are checked atomically, listings are paged newest first) and
- * passes the conformance suite of `@agentkit/core/testing`.
+ * that do not need to survive a restart. It behaves like the persistent stores (states are stored as
+ * JSON and read back as copies; `updateSessionState` returns the caller's own state, as they do;
+ * versions and leases are checked atomically, listings are paged newest first) and passes the
+ * conformance suite of `@agentkit/core/testing`.
  * @example
  * const store = new InMemorySessionStore();
  * const record = await store.upsertSession('user-1', 'agent-1', 'session-1');
@@ -115,7 +116,9 @@ export class InMemorySessionStore implements SessionStore {
     checkExpectedVersion(key, expectedVersion, existing.summary.version);
     const entry: Entry = { summary: nextSessionSummary(key, existing.summary), state: stateJson };
     this.sessions.set(id, entry);
-    return toRecord(entry);
+    // The caller's own state, as the persistent stores return it: parsing the whole state back on every
+    // checkpoint (two per tool call) cost half of a `runSession` iteration, for a copy nobody reads.
+    return { ...structuredClone(entry.summary), state };
   }
 
   /** The sessions of a user with an agent, newest first, a page at a time (pass back `cursor`; `null` at the end). */
