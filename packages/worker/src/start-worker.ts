@@ -164,15 +164,20 @@ export function startWorker(options: StartWorkerOptions): ReplyWorker {
       if (place.place === 'behind') {
         if (place.head && (await isStaleEntry(queue, place.head))) {
           await lines.dropHead(session, place.head);
-          return park(job, lock, 0);
+          return await park(job, lock, 0);
         }
-        return park(job, lock, parkMs, async () => (await lines.place(session, job.id!)).place === 'head');
+        return await park(
+          job,
+          lock,
+          parkMs,
+          async () => (await lines.place(session, job.id!)).place === 'head',
+        );
       }
       if (
         maxPerUser !== undefined &&
         !(await lines.enterUser(session.userId, job.id!, maxPerUser, leaseTtlMs * 3))
       )
-        return park(job, lock, 250);
+        return await park(job, lock, 250);
       return await runJob(job, lock, data, place.interruptedThrough, progress);
     } catch (error) {
       // Out of attempts before the reply ran (the store unreachable): clients following the run must
