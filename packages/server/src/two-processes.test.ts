@@ -5,7 +5,7 @@ import { type AgentEvent, replayEvents } from '@agentkit/core';
 import { RedisStorage } from '@agentkit/storage-redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { as, readSse } from '../test/helpers';
-import { REDIS_URL, deleteByPrefix, uniquePrefix } from '../test/redis-server';
+import { REDIS_URL, deleteByPrefix, uniquePrefix } from '@agentkit/test-redis';
 import { Redis } from 'ioredis';
 
 const SERVER = fileURLToPath(new URL('../test/redis-server-process.ts', import.meta.url));

@@ -9,7 +9,7 @@ import type { LogEvent } from '@agentkit/server';
 import { Queue } from 'bullmq';
 import { describe, expect, it } from 'vitest';
 import { startProcess, type TestProcess } from '../test/processes';
-import { REDIS_URL, deleteByPrefix, keysByPrefix, uniquePrefix } from '../test/redis';
+import { REDIS_URL, deleteByPrefix, keysByPrefix, uniquePrefix } from '@agentkit/test-redis';
 import { FAST, openShared } from '../test/setup';
 import { as } from '../test/sse';
 import { keysOf, type WorldConfig } from '../test/world';

@@ -4,7 +4,7 @@ import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { post, runEnd, world } from '../test/fixture';
 import { startProcess } from '../test/processes';
-import { REDIS_URL } from '../test/redis';
+import { REDIS_URL } from '@agentkit/test-redis';
 import { as, readSse } from '../test/sse';
 import { keysOf } from '../test/world';
 import { SessionLines } from './session-lines';

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { deleteByPrefix, keysByPrefix, REDIS_URL, uniquePrefix } from '../test/redis';
+import { deleteByPrefix, keysByPrefix, REDIS_URL, uniquePrefix } from '@agentkit/test-redis';
 
 const exec = promisify(execFile);
 const packageDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');

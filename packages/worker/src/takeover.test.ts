@@ -2,7 +2,7 @@ import { type AgentEvent, type Msg, replayEvents, type ToolResultBlock } from '@
 import type { LogEvent, RunStartEvent } from '@agentkit/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startProcess, type TestProcess } from '../test/processes';
-import { deleteByPrefix, uniquePrefix } from '../test/redis';
+import { deleteByPrefix, uniquePrefix } from '@agentkit/test-redis';
 import { openShared, worldServer } from '../test/setup';
 import { as } from '../test/sse';
 import { keysOf, type WorldConfig } from '../test/world';

@@ -4,7 +4,7 @@ import { afterEach } from 'vitest';
 import type { QueueRunnerOptions } from '../src/queue-runner';
 import type { ReplyWorker } from '../src/start-worker';
 import type { StartWorkerOptions } from '../src/start-worker-options';
-import { deleteByPrefix, uniquePrefix } from './redis';
+import { deleteByPrefix, uniquePrefix } from '@agentkit/test-redis';
 import { openShared, worldServer, worldWorker } from './setup';
 import { as } from './sse';
 import type { WorldConfig } from './world';

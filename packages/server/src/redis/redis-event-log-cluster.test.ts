@@ -7,7 +7,7 @@ import {
   keysByPrefix,
   startRedisCluster,
   uniquePrefix,
-} from '../../test/redis-server';
+} from '@agentkit/test-redis';
 import { eventLogConformanceCases } from '../testing';
 import { EventLogKeys } from './event-log-keys';
 import { RedisEventLog } from './redis-event-log';
@@ -20,17 +20,9 @@ const root = uniquePrefix('event-log-cluster');
 const prefixes: string[] = [];
 const logs: RedisEventLog[] = [];
 
-function newClusterClient(): Cluster {
-  return new Cluster(cluster.nodes, { enableOfflineQueue: true, redisOptions: { maxRetriesPerRequest: 0 } });
-}
-
 beforeAll(async () => {
   cluster = await startRedisCluster(3);
-  client = newClusterClient();
-  await new Promise<void>((resolve, reject) => {
-    client.once('ready', resolve);
-    client.once('error', reject);
-  });
+  client = await cluster.connect();
 }, 60_000);
 
 afterEach(async () => {
@@ -64,7 +56,7 @@ describe('RedisEventLog conformance (Redis Cluster, 3 masters)', () => {
       log: new RedisEventLog({ ...options, client }),
       // Another process: its own cluster client.
       openAnother: async () => {
-        const other = newClusterClient();
+        const other = await cluster.connect();
         others.push(other);
         return new RedisEventLog({ ...options, client: other });
       },
@@ -101,7 +93,7 @@ describe('RedisEventLog on Redis Cluster', () => {
 
   it('wakes followers through sharded pub/sub: the channel is subscribed on the node of the stream only', async () => {
     const { log, keys } = open('sharded');
-    const other = newClusterClient();
+    const other = await cluster.connect();
     try {
       const follower = new RedisEventLog({
         client: other,
@@ -175,7 +167,7 @@ describe('RedisEventLog on Redis Cluster', () => {
 
   it('a follower whose pub/sub connections were killed still wakes, and its subscription comes back', async () => {
     const { log, keys } = open('killed');
-    const other = newClusterClient();
+    const other = await cluster.connect();
     try {
       const follower = new RedisEventLog({
         client: other,
