@@ -7,61 +7,8 @@ import {
   type Tool,
 } from '@agentkit/core';
 import { ScriptedModel, type ScriptedResponse, textChunks, toolCallChunk } from '@agentkit/core/testing';
-import { type AgentServerOptions, createAgentServer, type LogEvent } from '../src/index';
+import { type AgentServerOptions, createAgentServer } from '../src/index';
 import { serveAgentServer, type ServedAgentServer } from '../src/node/index';
-
-/** One parsed Server-Sent Event. */
-export interface SseMessage {
-  id?: string;
-  data: string;
-}
-
-/**
- * Reads an SSE response until it ends (or `until` says stop, or `abort` aborts): every message with its id
- * and parsed event. Comments (heartbeats) are counted.
- */
-export async function readSse(
-  response: Response,
-  options: { until?: (event: LogEvent, id?: string) => boolean; signal?: AbortSignal } = {},
-): Promise<{ messages: Array<{ id?: string; event: LogEvent }>; comments: number }> {
-  const messages: Array<{ id?: string; event: LogEvent }> = [];
-  let comments = 0;
-  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = '';
-  try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      buffer += value;
-      let end = buffer.indexOf('\n\n');
-      while (end >= 0) {
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        end = buffer.indexOf('\n\n');
-        const message: SseMessage = { data: '' };
-        let isComment = true;
-        for (const line of block.split('\n')) {
-          if (line.startsWith(':')) continue;
-          isComment = false;
-          const colon = line.indexOf(':');
-          const field = line.slice(0, colon);
-          const text = line.slice(colon + 1).replace(/^ /, '');
-          if (field === 'id') message.id = text;
-          else if (field === 'data') message.data += text;
-        }
-        if (isComment) comments++;
-        else if (message.data) {
-          const event = JSON.parse(message.data) as LogEvent;
-          messages.push({ ...(message.id ? { id: message.id } : {}), event });
-          if (options.until?.(event, message.id)) return { messages, comments };
-        }
-      }
-    }
-  } finally {
-    await reader.cancel().catch(() => {});
-  }
-  return { messages, comments };
-}
 
 /** A deploy tool that counts its runs and can be slow (abort-aware). */
 export function deployTool(runs: string[], options: { delayMs?: number; confirm?: boolean } = {}): Tool {

@@ -6,6 +6,7 @@ import {
   type ToolResultBlock,
 } from '@agentkit/core';
 import type { LogEvent } from '@agentkit/server';
+import { readSse } from '@agentkit/server/testing';
 import { Queue } from 'bullmq';
 import { describe, expect, it } from 'vitest';
 import { startProcess, type TestProcess } from '../test/processes';
@@ -48,26 +49,11 @@ async function client(base: string, session: string, stopped: AbortSignal): Prom
         continue;
       }
       if (res.status !== 200) throw new Error(`${replyId}: HTTP ${res.status} ${await res.text()}`);
-      turns.push({ session, replyId, events: await readAll(res), busy });
+      turns.push({ session, replyId, events: (await readSse(res)).messages.map((m) => m.event), busy });
       break;
     }
   }
   return turns;
-}
-
-async function readAll(res: Response): Promise<LogEvent[]> {
-  const text = await res.text(); // the server ends the stream after the run's RUN_END
-  return text
-    .split('\n\n')
-    .map((block) =>
-      block
-        .split('\n')
-        .filter((l) => l.startsWith('data:'))
-        .map((l) => l.slice(5).trim())
-        .join(''),
-    )
-    .filter((data) => data !== '')
-    .map((data) => JSON.parse(data) as LogEvent);
 }
 
 describe('chaos: one API process, three worker processes, kill -9 every few seconds', () => {

@@ -1,5 +1,6 @@
 import { type AgentEvent, type Msg, replayEvents, type ToolResultBlock } from '@agentkit/core';
 import type { LogEvent, RunStartEvent } from '@agentkit/server';
+import { SseReader } from '@agentkit/server/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startProcess, type TestProcess } from '../test/processes';
 import { deleteByPrefix, uniquePrefix } from '@agentkit/test-redis';
@@ -11,39 +12,6 @@ const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-/** Reads an SSE response message by message (the test decides when to kill a worker in between). */
-function sseReader(response: Response) {
-  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = '';
-  const messages: Array<{ id?: string; event: LogEvent; at: number }> = [];
-  return {
-    messages,
-    async until(stop: (event: LogEvent) => boolean): Promise<LogEvent> {
-      for (;;) {
-        let end = buffer.indexOf('\n\n');
-        while (end < 0) {
-          const { value, done } = await reader.read();
-          if (done) throw new Error('the stream ended');
-          buffer += value;
-          end = buffer.indexOf('\n\n');
-        }
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const data = block
-          .split('\n')
-          .filter((l) => l.startsWith('data:'))
-          .map((l) => l.slice(5).trim())
-          .join('');
-        if (!data) continue;
-        const event = JSON.parse(data) as LogEvent;
-        messages.push({ event, at: Date.now() });
-        if (stop(event)) return event;
-      }
-    },
-    cancel: () => reader.cancel().catch(() => {}),
-  };
-}
 
 async function world(config: WorldConfig) {
   const shared = openShared(config);
@@ -77,22 +45,22 @@ describe('a worker killed mid-reply (kill -9)', () => {
         headers: { Accept: 'text/event-stream' },
         body: JSON.stringify({ input: 'Deploy.' }),
       });
-      const stream = sseReader(res);
+      const stream = new SseReader(res);
       let deployId = '';
       if (when === 'after a recorded deploy') {
         await stream.until((e) => e.type === 'TOOL_RESULT_END');
         await new Promise((r) => setTimeout(r, 80)); // its checkpoint lands; the next model call takes 150 ms
       } else {
         const call = await stream.until((e) => e.type === 'TOOL_CALL_END');
-        deployId = (call as { toolCallId: string }).toolCallId;
+        deployId = (call.event as { toolCallId: string }).toolCallId;
         await new Promise((r) => setTimeout(r, 200)); // the deploy runs for 600 ms
       }
       await first.kill();
       const killedAt = Date.now();
       await w.worker();
-      const restart = await stream.until((e) => e.type === 'RUN_START');
+      const restart = (await stream.until((e) => e.type === 'RUN_START')).event;
       const tookOverAfter = Date.now() - killedAt;
-      const next = await stream.until(() => true);
+      const next = (await stream.until(() => true)).event;
       await stream.until((e) => e.type === 'RUN_END');
       await stream.cancel();
 

@@ -1,6 +1,7 @@
 import { Agent, defineTool, ModelError } from '@agentkit/core';
 import { ScriptedModel, textChunks, toolCallChunk } from '@agentkit/core/testing';
-import { EventType, type Message, type RunFinishedEvent } from '@ag-ui/core';
+import { readSse } from '@agentkit/server/testing';
+import { type AGUIEvent, EventType, type Message, type RunFinishedEvent } from '@ag-ui/core';
 import { EventSchema } from '@ag-ui/core/schemas';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { agentAs, crashedState, opsAgent, startServer, waitFor } from '../../test/helpers';
@@ -219,10 +220,7 @@ describe('POST /agents/:agentId/ag-ui with the AG-UI HttpAgent', () => {
     ]) {
       const response = await post(body);
       expect(response.status).toBe(200);
-      const events = (await response.text())
-        .split('\n')
-        .filter((l) => l.startsWith('data: '))
-        .map((l) => JSON.parse(l.slice(6)));
+      const events = (await readSse<AGUIEvent>(response)).messages.map((m) => m.event);
       for (const e of events) expect(EventSchema.safeParse(e).success).toBe(true);
       expect(events.map((e) => e.type)).toEqual([EventType.RUN_STARTED, EventType.RUN_ERROR]);
       expect(events[1]).toMatchObject({ code: 'INVALID_INPUT' });

@@ -1,5 +1,14 @@
-import { Agent, type AgentState, defineTool, getText, ModelError, replayEvents } from '@agentkit/core';
+import {
+  Agent,
+  type AgentEvent,
+  type AgentState,
+  defineTool,
+  getText,
+  ModelError,
+  replayEvents,
+} from '@agentkit/core';
 import { ScriptedModel, textChunks, toolCallChunk } from '@agentkit/core/testing';
+import { readSse } from '@agentkit/server/testing';
 import {
   lastAssistantMessageIsCompleteWithApprovalResponses,
   lastAssistantMessageIsCompleteWithToolCalls,
@@ -415,12 +424,9 @@ describe('the log the chat route streams from', () => {
     const events = await fetch(`${served.url}/agents/ops/sessions/chat-8/events`, {
       headers: { Authorization: 'Bearer alice' },
     });
-    const text = await events.text();
-    const agentEvents = text
-      .split('\n')
-      .filter((l) => l.startsWith('data: '))
-      .map((l) => JSON.parse(l.slice(6)))
-      .filter((e) => !e.type.startsWith('RUN_'));
+    const agentEvents = (await readSse(events)).messages
+      .map((m) => m.event)
+      .filter((e) => !e.type.startsWith('RUN_')) as AgentEvent[];
     const stored = await served.store.getSession('alice', 'ops', 'chat-8');
     expect(replayEvents(agentEvents)).toEqual(stored!.state.context.at(-1));
   });

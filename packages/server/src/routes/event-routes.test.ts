@@ -1,7 +1,8 @@
 import { type AgentEvent, replayEvents } from '@agentkit/core';
 import { textChunks } from '@agentkit/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { as, opsAgent, readSse, startServer } from '../../test/helpers';
+import { as, opsAgent, startServer } from '../../test/helpers';
+import { readSse } from '../testing';
 
 type Served = Awaited<ReturnType<typeof startServer>>;
 let served: Served | undefined;

@@ -1,7 +1,8 @@
 import { type AgentEvent, replayEvents, type ToolCallBlock } from '@agentkit/core';
 import { textChunks, toolCallChunk } from '@agentkit/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { as, opsAgent, readSse, SlowReleaseStore, startServer } from '../../test/helpers';
+import { as, opsAgent, SlowReleaseStore, startServer } from '../../test/helpers';
+import { readSse } from '../testing';
 
 type Served = Awaited<ReturnType<typeof startServer>>;
 let served: Served | undefined;

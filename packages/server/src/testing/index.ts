@@ -3,3 +3,4 @@ export {
   type EventLogFactory,
   type EventLogFactoryOptions,
 } from './event-log-conformance';
+export { readSse, type SseEntry, SseReader } from './sse-reader';
