@@ -15,16 +15,24 @@ const session = { userId: 'u', agentId: 'a', sessionId: 's' };
 const settings = { name: 'TestStore', wrongType: 'its key is not a hash.' };
 
 describe('createRedisClient', () => {
-  it('keeps the fail-fast rules over redisOptions, and connects on first use', () => {
+  it('takes the URL, lets the fields override its parts, and keeps the fail-fast rules over redisOptions', () => {
     const client = createRedisClient(
-      { host: 'h.test', redisOptions: { enableOfflineQueue: true, connectionName: 'mine', port: 7002 } },
+      {
+        url: 'redis://alice:secret@example.test:7000/2',
+        port: 7001,
+        db: 3,
+        redisOptions: { enableOfflineQueue: true, connectionName: 'mine' },
+      },
       { connectTimeoutMs: 1234, commandTimeoutMs: 567, connectionName: 'default-name' },
     );
     try {
-      expect(client.status).toBe('wait');
+      expect(client.status).toBe('wait'); // connects on first use
       expect(client.options).toMatchObject({
-        host: 'h.test',
-        port: 7002,
+        host: 'example.test',
+        port: 7001,
+        db: 3,
+        username: 'alice',
+        password: 'secret',
         connectionName: 'mine',
         enableOfflineQueue: false,
         maxRetriesPerRequest: 0,
@@ -35,6 +43,23 @@ describe('createRedisClient', () => {
       expect(client.listenerCount('error')).toBe(1);
     } finally {
       client.disconnect();
+    }
+  });
+
+  it('without a URL, takes the fields over redisOptions, and redisOptions for the rest', () => {
+    const timeouts = { connectTimeoutMs: 1000, commandTimeoutMs: 1000 };
+    const client = createRedisClient(
+      { host: 'h.test', redisOptions: { host: 'other.test', port: 7002 } },
+      timeouts,
+    );
+    const secure = createRedisClient({ url: 'rediss://s.test:7003' }, timeouts);
+    try {
+      expect(client.options).toMatchObject({ host: 'h.test', port: 7002, db: 0 });
+      expect(secure.options).toMatchObject({ host: 's.test', port: 7003 });
+      expect(secure.options.tls).toBeTruthy();
+    } finally {
+      client.disconnect();
+      secure.disconnect();
     }
   });
 });
