@@ -4,7 +4,7 @@ import { readSse } from '@agentkit/server/testing';
 import { type AGUIEvent, EventType } from '@ag-ui/core';
 import { EventSchema } from '@ag-ui/core/schemas';
 import { describe, expect, it } from 'vitest';
-import { deployScript, deployTool, quiet } from '../test/helpers';
+import { deployScript, deployTool, quiet } from '@agentkit/test-fixtures';
 import { toAgUiEvents, toAgUiMessages, toAgUiResponse } from './index';
 
 async function collect(events: AsyncIterable<AGUIEvent>): Promise<AGUIEvent[]> {

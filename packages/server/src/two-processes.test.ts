@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { type AgentEvent, replayEvents } from '@agentkit/core';
 import { RedisStorage } from '@agentkit/storage-redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { as } from '../test/helpers';
+import { as } from '@agentkit/test-fixtures';
 import { readSse } from './testing';
 import { REDIS_URL, deleteByPrefix, uniquePrefix } from '@agentkit/test-redis';
 import { Redis } from 'ioredis';

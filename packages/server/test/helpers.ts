@@ -1,36 +1,8 @@
-import {
-  Agent,
-  type AgentState,
-  defineTool,
-  InMemorySessionStore,
-  type SessionStore,
-  type Tool,
-} from '@agentkit/core';
+import { Agent, type AgentState, InMemorySessionStore, type SessionStore } from '@agentkit/core';
 import { ScriptedModel, type ScriptedResponse, textChunks, toolCallChunk } from '@agentkit/core/testing';
+import { deployTool } from '@agentkit/test-fixtures';
 import { type AgentServerOptions, createAgentServer } from '../src/index';
 import { serveAgentServer, type ServedAgentServer } from '../src/node/index';
-
-/** A deploy tool that counts its runs and can be slow (abort-aware). */
-export function deployTool(runs: string[], options: { delayMs?: number; confirm?: boolean } = {}): Tool {
-  return defineTool({
-    name: 'deploy',
-    description: 'Deploy a service',
-    inputSchema: { type: 'object', properties: { service: { type: 'string' } }, required: ['service'] },
-    needsConfirmation: options.confirm ?? false,
-    execute: async ({ service }: { service: string }, ctx) => {
-      if (options.delayMs)
-        await new Promise((resolve, reject) => {
-          const t = setTimeout(resolve, options.delayMs);
-          ctx.signal.addEventListener('abort', () => {
-            clearTimeout(t);
-            reject(ctx.signal.reason);
-          });
-        });
-      runs.push(service);
-      return `deployed ${service}`;
-    },
-  });
-}
 
 /** An agent whose model deploys once, then answers; `script` replaces the model's responses. */
 export function opsAgent(
@@ -76,17 +48,4 @@ export async function startServer(
   } as AgentServerOptions);
   const served = await serveAgentServer(app, { port: 0, handleSignals: false });
   return { ...served, store, runs };
-}
-
-/** `fetch` as a user (`Authorization: Bearer <user>`). */
-export function as(user: string, base: string) {
-  return (path: string, init: RequestInit = {}) =>
-    fetch(`${base}${path}`, {
-      ...init,
-      headers: {
-        Authorization: `Bearer ${user}`,
-        'Content-Type': 'application/json',
-        ...(init.headers ?? {}),
-      },
-    });
 }

@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { startProcess, type TestProcess } from '../test/processes';
 import { REDIS_URL, deleteByPrefix, keysByPrefix, uniquePrefix } from '@agentkit/test-redis';
 import { FAST, openShared } from '../test/setup';
-import { as } from '../test/sse';
+import { as } from '@agentkit/test-fixtures';
 import { keysOf, type WorldConfig } from '../test/world';
 import { bullConnection } from './redis-connection';
 

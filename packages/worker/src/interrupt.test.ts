@@ -6,7 +6,7 @@ import { post, runEnd, world } from '../test/fixture';
 import { startProcess } from '../test/processes';
 import { REDIS_URL } from '@agentkit/test-redis';
 import { readSse } from '@agentkit/server/testing';
-import { as } from '../test/sse';
+import { as } from '@agentkit/test-fixtures';
 import { keysOf } from '../test/world';
 import { SessionLines } from './session-lines';
 

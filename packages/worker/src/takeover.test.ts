@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startProcess, type TestProcess } from '../test/processes';
 import { deleteByPrefix, uniquePrefix } from '@agentkit/test-redis';
 import { openShared, worldServer } from '../test/setup';
-import { as } from '../test/sse';
+import { as } from '@agentkit/test-fixtures';
 import { keysOf, type WorldConfig } from '../test/world';
 
 const cleanups: Array<() => Promise<void>> = [];

@@ -6,7 +6,7 @@ import type { ReplyWorker } from '../src/start-worker';
 import type { StartWorkerOptions } from '../src/start-worker-options';
 import { deleteByPrefix, uniquePrefix } from '@agentkit/test-redis';
 import { openShared, worldServer, worldWorker } from './setup';
-import { as } from './sse';
+import { as } from '@agentkit/test-fixtures';
 import type { WorldConfig } from './world';
 
 const cleanups: Array<() => Promise<void>> = [];

@@ -1,7 +1,8 @@
 import { type AgentEvent, replayEvents } from '@agentkit/core';
 import { textChunks } from '@agentkit/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { as, opsAgent, startServer } from '../../test/helpers';
+import { as } from '@agentkit/test-fixtures';
+import { opsAgent, startServer } from '../../test/helpers';
 import { readSse } from '../testing';
 
 type Served = Awaited<ReturnType<typeof startServer>>;

@@ -1,7 +1,8 @@
 import { type AgentEvent, replayEvents, type ToolCallBlock } from '@agentkit/core';
 import { textChunks, toolCallChunk } from '@agentkit/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { as, opsAgent, SlowReleaseStore, startServer } from '../../test/helpers';
+import { as } from '@agentkit/test-fixtures';
+import { opsAgent, SlowReleaseStore, startServer } from '../../test/helpers';
 import { readSse } from '../testing';
 
 type Served = Awaited<ReturnType<typeof startServer>>;

@@ -1,6 +1,7 @@
 import { type AgentEvent, replayEvents } from '@agentkit/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { as, startServer } from '../../test/helpers';
+import { as } from '@agentkit/test-fixtures';
+import { startServer } from '../../test/helpers';
 import { readSse, SseReader } from './sse-reader';
 
 /**
