@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, awaitingToolCalls, runSession } from '@agentkit/core';
 import { afterAll, describe, expect, it } from 'vitest';
-import { bookkeeping, deleteKeys, deployTool, openStore, type StoreKind, type World } from './world';
+import { deleteByPrefix } from '@agentkit/test-redis';
+import { bookkeeping, deployTool, openStore, type StoreKind, type World } from './world';
 
 const CHILD = fileURLToPath(new URL('./resume-child.ts', import.meta.url));
 const redis = bookkeeping();
@@ -75,7 +76,7 @@ async function fiveResumers(kind: StoreKind) {
     expect(final!.state.context.at(-1)!.finishedReason).toBe('completed');
   } finally {
     await close();
-    await deleteKeys(prefix);
+    await deleteByPrefix(redis, prefix);
     await rm(directory, { recursive: true, force: true });
   }
 }

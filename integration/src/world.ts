@@ -1,10 +1,9 @@
 import { type ChatModel, type ModelChunk, type SessionStore, defineTool, type Tool } from '@agentkit/core';
 import { FileSessionStore } from '@agentkit/storage-fs';
 import { RedisStorage } from '@agentkit/storage-redis';
+import { nextToolCall } from '@agentkit/test-fixtures/chaos';
+import { REDIS_URL } from '@agentkit/test-redis';
 import { Redis } from 'ioredis';
-
-/** The Redis every test may use. */
-export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /** Which store a test runs against. */
 export type StoreKind = 'redis' | 'fs';
@@ -60,15 +59,6 @@ export function deployTool(redis: Redis, world: World, sessionId: string, delayM
 const DEL_IF_MINE =
   "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
 
-/** An idempotent lookup: running it again after a crash is fine. */
-export const lookupTool: Tool = defineTool({
-  name: 'lookup',
-  description: 'Look something up',
-  inputSchema: { type: 'object', properties: { n: { type: 'number' } } },
-  idempotent: true,
-  execute: () => 'found it',
-});
-
 /**
  * A stateless model, like a real one: from the conversation it decides the next step of a reply — three
  * tool calls (deploy, lookup, deploy), then an answer — with ids unique to the reply, after 20–50 ms.
@@ -80,16 +70,8 @@ export function chaosModel(): ChatModel {
     async *stream(request): AsyncIterable<ModelChunk> {
       await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 30));
       if (request.signal.aborted) throw request.signal.reason;
-      const reply = request.messages.findLast((m) => m.role === 'assistant');
-      const done = reply ? reply.content.filter((b) => b.type === 'tool_result').length : 0;
-      if (reply && done < 3)
-        yield {
-          type: 'tool_call',
-          id: `${reply.id}-c${done}`,
-          name: done === 1 ? 'lookup' : 'deploy',
-          delta: JSON.stringify({ n: done }),
-        };
-      else yield { type: 'text', delta: `done after ${done} tools` };
+      const next = nextToolCall(request.messages);
+      yield 'answerAfter' in next ? { type: 'text', delta: `done after ${next.answerAfter} tools` } : next;
     },
   };
 }
@@ -97,21 +79,6 @@ export function chaosModel(): ChatModel {
 /** A Redis connection for the test's bookkeeping. */
 export function bookkeeping(): Redis {
   return new Redis(REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 1 });
-}
-
-/** Deletes the test's keys (SCAN, never KEYS: the Redis is shared). */
-export async function deleteKeys(prefix: string): Promise<void> {
-  const redis = bookkeeping();
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
-      if (keys.length) await redis.unlink(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-  } finally {
-    await redis.quit();
-  }
 }
 
 function isAlive(pid: number): boolean {
