@@ -1,8 +1,8 @@
 import { type Msg, replayEvents } from '@agentkit/core';
 import type { LogEvent, RunStartEvent } from '@agentkit/server';
 import { describe, expect, it } from 'vitest';
-import { agentEvents, post, runEnd, world } from '../test/fixture';
-import { readSse } from '@agentkit/server/testing';
+import { post, runEnd, world } from '../test/fixture';
+import { agentEvents, readSse } from '@agentkit/server/testing';
 import { keysOf } from '../test/world';
 
 /** The events of one reply (from its REPLY_START to its REPLY_END). */

@@ -1,7 +1,7 @@
 import { replayEvents } from '@agentkit/core';
 import { describe, expect, it } from 'vitest';
-import { agentEvents, post, runEnd, settled, world } from '../test/fixture';
-import { readSse } from '@agentkit/server/testing';
+import { post, runEnd, settled, world } from '../test/fixture';
+import { agentEvents, readSse } from '@agentkit/server/testing';
 import { keysOf } from '../test/world';
 import { SessionLines } from './session-lines';
 

@@ -1,8 +1,8 @@
 import { type Msg, replayEvents, type ToolResultBlock } from '@agentkit/core';
 import { describe, expect, it } from 'vitest';
-import { agentEvents, world } from '../test/fixture';
+import { world } from '../test/fixture';
 import { startProcess } from '../test/processes';
-import { readSse, type SseEntry } from '@agentkit/server/testing';
+import { agentEvents, readSse, type SseEntry } from '@agentkit/server/testing';
 import { keysOf } from '../test/world';
 
 describe('graceful shutdown (SIGTERM)', () => {

@@ -1,6 +1,6 @@
-import { type AgentEvent, type Msg, replayEvents, type ToolResultBlock } from '@agentkit/core';
-import type { LogEvent, RunStartEvent } from '@agentkit/server';
-import { SseReader } from '@agentkit/server/testing';
+import { type Msg, replayEvents, type ToolResultBlock } from '@agentkit/core';
+import type { RunStartEvent } from '@agentkit/server';
+import { agentEvents, SseReader } from '@agentkit/server/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startProcess, type TestProcess } from '../test/processes';
 import { deleteByPrefix, uniquePrefix } from '@agentkit/test-redis';
@@ -30,9 +30,6 @@ async function world(config: WorldConfig) {
   };
   return { shared, server, worker, user: as('alice', server.url) };
 }
-
-const agentEvents = (messages: Array<{ event: LogEvent }>) =>
-  messages.map((m) => m.event).filter((e) => !e.type.startsWith('RUN_')) as AgentEvent[];
 
 describe('a worker killed mid-reply (kill -9)', () => {
   for (const when of ['after a recorded deploy', 'during a deploy'] as const)

@@ -1,5 +1,3 @@
-import type { AgentEvent } from '@agentkit/core';
-import type { LogEvent } from '@agentkit/server';
 import { afterEach } from 'vitest';
 import type { QueueRunnerOptions } from '../src/queue-runner';
 import type { ReplyWorker } from '../src/start-worker';
@@ -37,9 +35,6 @@ export async function world(
   };
   return { config, shared, server, workers, addWorker, user: as('alice', server.url) };
 }
-
-export const agentEvents = (messages: Array<{ event: LogEvent }>) =>
-  messages.map((m) => m.event).filter((e) => !e.type.startsWith('RUN_')) as AgentEvent[];
 
 /** Posts a reply in the background (202) and returns the run id. */
 export async function post(user: ReturnType<typeof as>, sessionId: string, body: object, agent = 'ops') {

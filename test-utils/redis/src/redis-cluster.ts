@@ -10,6 +10,8 @@ export interface RedisCluster {
   nodes: Array<{ host: string; port: number }>;
   /** A new `Cluster` client of the nodes (offline queue on, no retries per request), once it is ready. */
   connect(): Promise<Cluster>;
+  /** How many keys each master holds (`DBSIZE`), to see that keys spread over the cluster. */
+  keysPerMaster(): Promise<number[]>;
   /** Kills every server and deletes their directories. */
   dispose(): Promise<void>;
 }
@@ -84,6 +86,14 @@ export async function startRedisCluster(masters = 3): Promise<RedisCluster> {
         client.once('error', failed);
       });
       return client;
+    },
+    async keysPerMaster() {
+      const masters = nodes.map((node) => new Redis(node));
+      try {
+        return await Promise.all(masters.map((master) => master.dbsize()));
+      } finally {
+        for (const master of masters) master.disconnect();
+      }
     },
     dispose,
   };

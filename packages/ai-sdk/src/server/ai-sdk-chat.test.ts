@@ -1,14 +1,6 @@
-import {
-  Agent,
-  type AgentEvent,
-  type AgentState,
-  defineTool,
-  getText,
-  ModelError,
-  replayEvents,
-} from '@agentkit/core';
+import { Agent, type AgentState, defineTool, getText, ModelError, replayEvents } from '@agentkit/core';
 import { ScriptedModel, textChunks, toolCallChunk } from '@agentkit/core/testing';
-import { readSse } from '@agentkit/server/testing';
+import { agentEvents, readSse } from '@agentkit/server/testing';
 import {
   lastAssistantMessageIsCompleteWithApprovalResponses,
   lastAssistantMessageIsCompleteWithToolCalls,
@@ -429,10 +421,8 @@ describe('the log the chat route streams from', () => {
     const events = await fetch(`${served.url}/agents/ops/sessions/chat-8/events`, {
       headers: { Authorization: 'Bearer alice' },
     });
-    const agentEvents = (await readSse(events)).messages
-      .map((m) => m.event)
-      .filter((e) => !e.type.startsWith('RUN_')) as AgentEvent[];
+    const { messages } = await readSse(events);
     const stored = await served.store.getSession('alice', 'ops', 'chat-8');
-    expect(replayEvents(agentEvents)).toEqual(stored!.state.context.at(-1));
+    expect(replayEvents(agentEvents(messages))).toEqual(stored!.state.context.at(-1));
   });
 });

@@ -1,5 +1,5 @@
 import type { Logger } from '@agentkit/core';
-import { Cluster, Redis } from 'ioredis';
+import { Cluster } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   type RedisCluster,
@@ -82,13 +82,7 @@ describe('RedisEventLog on Redis Cluster', () => {
       expect((await log.read(session, null, 10)).map((e) => e.event)).toEqual([{ type: 'USER_INTERRUPT' }]);
     }
     expect(slots.size).toBeGreaterThan(1);
-    const masters = cluster.nodes.map((n) => new Redis(n));
-    try {
-      const counts = await Promise.all(masters.map((m) => m.dbsize()));
-      expect(counts.filter((c) => c > 0).length).toBeGreaterThan(1);
-    } finally {
-      for (const m of masters) m.disconnect();
-    }
+    expect((await cluster.keysPerMaster()).filter((keys) => keys > 0).length).toBeGreaterThan(1);
   });
 
   it('wakes followers through sharded pub/sub: the channel is subscribed on the node of the stream only', async () => {

@@ -1,3 +1,4 @@
+export { agentEvents } from './agent-events';
 export {
   eventLogConformanceCases,
   type EventLogFactory,

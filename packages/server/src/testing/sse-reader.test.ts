@@ -1,7 +1,8 @@
-import { type AgentEvent, replayEvents } from '@agentkit/core';
+import { replayEvents } from '@agentkit/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { as } from '@agentkit/test-fixtures';
 import { startServer } from '../../test/helpers';
+import { agentEvents } from './agent-events';
 import { readSse, SseReader } from './sse-reader';
 
 /**
@@ -89,7 +90,7 @@ describe('SseReader', () => {
   });
 });
 
-describe('readSse against an agent server', () => {
+describe('readSse and agentEvents against an agent server', () => {
   let close: (() => Promise<void>) | undefined;
   afterEach(async () => {
     await close?.();
@@ -107,8 +108,10 @@ describe('readSse against an agent server', () => {
     const { messages } = await readSse(response);
     expect(messages[0]).toMatchObject({ id: expect.any(String), event: { type: 'RUN_START' } });
     expect(messages.at(-1)).toMatchObject({ event: { type: 'RUN_END', status: 'ended' } });
-    const agentEvents = messages.map((m) => m.event).filter((e) => !e.type.startsWith('RUN_'));
+    const events = agentEvents(messages);
+    expect(events.map((e) => e.type)).not.toContain('RUN_START');
+    expect(events.map((e) => e.type)).not.toContain('RUN_END');
     const stored = await served.store.getSession('alice', 'ops', 's1');
-    expect(replayEvents(agentEvents as AgentEvent[])).toEqual(stored!.state.context.at(-1));
+    expect(replayEvents(events)).toEqual(stored!.state.context.at(-1));
   });
 });

@@ -115,7 +115,7 @@ export class SseReader<E = LogEvent> {
  *   body: JSON.stringify({ input: 'Hi!' }),
  * });
  * const { messages } = await readSse(response);
- * const agentEvents = messages.map((m) => m.event).filter((e) => !e.type.startsWith('RUN_'));
+ * const message = replayEvents(agentEvents(messages)); // the reply as it was saved
  */
 export async function readSse<E = LogEvent>(
   response: Response,
