@@ -1,13 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Msg } from '@agentkit/core';
 import { checkDeploys } from '@agentkit/test-fixtures/chaos';
-import { deleteByPrefix } from '@agentkit/test-redis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { bookkeeping, openStore, type StoreKind, type World } from './world';
+import { bookkeeping, newWorld, openStore, type StoreKind, type World } from './world';
 
 const CHILD = fileURLToPath(new URL('./chaos-child.ts', import.meta.url));
 const SESSIONS = 12;
@@ -35,9 +31,8 @@ function startChild(world: World): ChildProcess {
 }
 
 async function chaos(kind: StoreKind) {
-  const prefix = `agentkit-test:chaos:${kind}:${process.pid}-${Date.now().toString(36)}`;
-  const directory = await mkdtemp(join(tmpdir(), 'agentkit-chaos-'));
-  const world: World = { kind, prefix, directory };
+  const { world, dispose } = await newWorld(kind, 'chaos');
+  const { prefix } = world;
   const children = new Set<ChildProcess>();
   const spawnOne = () => {
     const child = startChild(world);
@@ -100,8 +95,7 @@ async function chaos(kind: StoreKind) {
     expect(kills).toBeGreaterThan(5);
   } finally {
     await close();
-    await deleteByPrefix(redis, prefix);
-    await rm(directory, { recursive: true, force: true });
+    await dispose(redis);
   }
 }
 

@@ -1,8 +1,19 @@
-import { type ChatModel, type ModelChunk, type SessionStore, defineTool, type Tool } from '@agentkit/core';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  Agent,
+  type AgentState,
+  type ChatModel,
+  type ModelChunk,
+  type SessionStore,
+  defineTool,
+  type Tool,
+} from '@agentkit/core';
 import { FileSessionStore } from '@agentkit/storage-fs';
 import { RedisStorage } from '@agentkit/storage-redis';
 import { nextToolCall } from '@agentkit/test-fixtures/chaos';
-import { REDIS_URL } from '@agentkit/test-redis';
+import { deleteByPrefix, REDIS_URL, uniquePrefix } from '@agentkit/test-redis';
 import { Redis } from 'ioredis';
 
 /** Which store a test runs against. */
@@ -18,6 +29,28 @@ export interface World {
   prefix: string;
   /** The fs store's directory. */
   directory: string;
+}
+
+/**
+ * A world of its own for one test run (a fresh Redis prefix and directory); `dispose` deletes both, with
+ * `redis` for the keys.
+ */
+export async function newWorld(
+  kind: StoreKind,
+  label: string,
+): Promise<{ world: World; dispose(redis: Redis): Promise<void> }> {
+  const world: World = {
+    kind,
+    prefix: uniquePrefix(`${label}:${kind}`),
+    directory: await mkdtemp(join(tmpdir(), `agentkit-${label}-`)),
+  };
+  return {
+    world,
+    async dispose(redis) {
+      await deleteByPrefix(redis, world.prefix);
+      await rm(world.directory, { recursive: true, force: true });
+    },
+  };
 }
 
 /** Opens the world's store. */
@@ -53,6 +86,31 @@ export function deployTool(redis: Redis, world: World, sessionId: string, delayM
       if (free === 'OK') await redis.eval(DEL_IF_MINE, 1, `${world.prefix}:executing:${sessionId}`, mine);
       return `deployed #${ctx.toolCallId}`;
     },
+  });
+}
+
+/**
+ * The `ops` agent of session `s1` in the exactly-once test: its model answers every call with `chunk` (a
+ * tool call, or the final text), and its counted deploy needs the user's confirmation.
+ */
+export function confirmingAgent(
+  redis: Redis,
+  world: World,
+  state: AgentState,
+  chunk: ModelChunk,
+  deployMs?: number,
+): Agent {
+  return new Agent({
+    name: 'ops',
+    model: {
+      name: 'm',
+      contextSize: 10_000,
+      async *stream() {
+        yield chunk;
+      },
+    },
+    tools: [{ ...deployTool(redis, world, 's1', deployMs), needsConfirmation: true }],
+    state,
   });
 }
 
