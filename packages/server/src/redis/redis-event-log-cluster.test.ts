@@ -19,6 +19,7 @@ let client: Cluster;
 const root = uniquePrefix('event-log-cluster');
 const prefixes: string[] = [];
 const logs: RedisEventLog[] = [];
+const others: Cluster[] = [];
 
 beforeAll(async () => {
   cluster = await startRedisCluster(3);
@@ -27,6 +28,7 @@ beforeAll(async () => {
 
 afterEach(async () => {
   await Promise.all(logs.splice(0).map((log) => log.close()));
+  await Promise.all(others.splice(0).map((other) => other.quit()));
   for (const prefix of prefixes.splice(0)) await deleteByPrefix(client, prefix);
 });
 
@@ -45,6 +47,29 @@ function open(label: string, options: { client?: Cluster } = {}): { log: RedisEv
   const log = new RedisEventLog({ client: options.client ?? client, keyPrefix, logger: silent });
   logs.push(log);
   return { log, keys: new EventLogKeys(keyPrefix) };
+}
+
+/** A log on the prefix of the last `open`, as another process would have: a cluster client of its own. */
+async function openFollower(recheckIntervalMs: number): Promise<RedisEventLog> {
+  const other = await cluster.connect();
+  others.push(other);
+  const follower = new RedisEventLog({
+    client: other,
+    keyPrefix: prefixes.at(-1)!,
+    logger: silent,
+    recheckIntervalMs,
+  });
+  logs.push(follower);
+  return follower;
+}
+
+/** How many sharded subscribers `channel` has on each master. */
+function shardSubscribers(channel: string): Promise<number[]> {
+  return Promise.all(
+    client
+      .nodes('master')
+      .map(async (m) => Number(((await m.call('PUBSUB', 'SHARDNUMSUB', channel)) as unknown[])[1])),
+  );
 }
 
 describe('RedisEventLog conformance (Redis Cluster, 3 masters)', () => {
@@ -87,44 +112,29 @@ describe('RedisEventLog on Redis Cluster', () => {
 
   it('wakes followers through sharded pub/sub: the channel is subscribed on the node of the stream only', async () => {
     const { log, keys } = open('sharded');
-    const other = await cluster.connect();
-    try {
-      const follower = new RedisEventLog({
-        client: other,
-        keyPrefix: prefixes.at(-1)!,
-        logger: silent,
-        recheckIntervalMs: 60_000,
-      });
-      logs.push(follower);
-      const session = { userId: 'u', agentId: 'a', sessionId: 's' };
-      const [id] = await log.append(session, [{ type: 'USER_INTERRUPT' }]);
-      const controller = new AbortController();
-      const waiting = follower.waitFor(session, id!, 60_000, controller.signal);
-      const channel = keys.wakeChannel(session);
-      const slot = Number(await client.cluster('KEYSLOT', channel));
-      const owner = client.slots[slot]![0]!;
-      const masters = client.nodes('master');
-      // Wait for the subscription, then check where it is.
-      let counts: number[] = [];
-      const deadline = Date.now() + 10_000;
-      do {
-        counts = await Promise.all(
-          masters.map(async (m) =>
-            Number(((await m.call('PUBSUB', 'SHARDNUMSUB', channel)) as unknown[])[1]),
-          ),
-        );
-        if (counts.some((c) => c > 0)) break;
-        await new Promise((r) => setTimeout(r, 50));
-      } while (Date.now() < deadline);
-      const ownerIndex = masters.findIndex((m) => `${m.options.host}:${m.options.port}` === owner);
-      expect(counts.map((c, i) => (i === ownerIndex ? c > 0 : c === 0))).toEqual([true, true, true]);
-      const started = Date.now();
-      await log.append(session, [{ type: 'USER_INTERRUPT' }]);
-      await waiting;
-      expect(Date.now() - started).toBeLessThan(5000);
-    } finally {
-      await other.quit();
-    }
+    const follower = await openFollower(60_000);
+    const session = { userId: 'u', agentId: 'a', sessionId: 's' };
+    const [id] = await log.append(session, [{ type: 'USER_INTERRUPT' }]);
+    const controller = new AbortController();
+    const waiting = follower.waitFor(session, id!, 60_000, controller.signal);
+    const channel = keys.wakeChannel(session);
+    const slot = Number(await client.cluster('KEYSLOT', channel));
+    const owner = client.slots[slot]![0]!;
+    const masters = client.nodes('master');
+    // Wait for the subscription, then check where it is.
+    let counts: number[] = [];
+    const deadline = Date.now() + 10_000;
+    do {
+      counts = await shardSubscribers(channel);
+      if (counts.some((c) => c > 0)) break;
+      await new Promise((r) => setTimeout(r, 50));
+    } while (Date.now() < deadline);
+    const ownerIndex = masters.findIndex((m) => `${m.options.host}:${m.options.port}` === owner);
+    expect(counts.map((c, i) => (i === ownerIndex ? c > 0 : c === 0))).toEqual([true, true, true]);
+    const started = Date.now();
+    await log.append(session, [{ type: 'USER_INTERRUPT' }]);
+    await waiting;
+    expect(Date.now() - started).toBeLessThan(5000);
   });
 
   it('works with cluster clients that have their own ioredis keyPrefix (keys prefixed, channels not)', async () => {
@@ -161,58 +171,40 @@ describe('RedisEventLog on Redis Cluster', () => {
 
   it('a follower whose pub/sub connections were killed still wakes, and its subscription comes back', async () => {
     const { log, keys } = open('killed');
-    const other = await cluster.connect();
-    try {
-      const follower = new RedisEventLog({
-        client: other,
-        keyPrefix: prefixes.at(-1)!,
-        logger: silent,
-        recheckIntervalMs: 1000,
+    const follower = await openFollower(1000);
+    const session = { userId: 'u', agentId: 'a', sessionId: 'killed' };
+    const channel = keys.wakeChannel(session);
+    const subscribed = async () => (await shardSubscribers(channel)).reduce((a, b) => a + b, 0);
+    const until = async (check: () => Promise<boolean> | boolean, what: string) => {
+      const deadline = Date.now() + 15_000;
+      while (!(await check())) {
+        if (Date.now() > deadline) throw new Error(`${what}: not within 15 s`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    };
+    const [first] = await log.append(session, [{ type: 'USER_INTERRUPT' }]);
+    let wokeAt = 0;
+    void follower.waitFor(session, first!, 60_000, new AbortController().signal).then(() => {
+      wokeAt = Date.now();
+    });
+    await until(async () => (await subscribed()) === 1, 'subscribed');
+    await Promise.all(client.nodes('master').map((m) => m.call('CLIENT', 'KILL', 'TYPE', 'pubsub')));
+    expect(await subscribed()).toBe(0);
+    const appendedAt = Date.now();
+    await log.append(session, [{ type: 'USER_INTERRUPT' }]);
+    await until(() => wokeAt > 0, 'woken');
+    expect(wokeAt - appendedAt).toBeLessThan(1000 + 2000);
+    await until(async () => (await subscribed()) === 1, 'subscribed again');
+    let again = 0;
+    void follower
+      .waitFor(session, (await log.lastId(session))!, 60_000, new AbortController().signal)
+      .then(() => {
+        again = Date.now();
       });
-      logs.push(follower);
-      const session = { userId: 'u', agentId: 'a', sessionId: 'killed' };
-      const channel = keys.wakeChannel(session);
-      const subscribed = async () => {
-        const counts = await Promise.all(
-          client
-            .nodes('master')
-            .map(async (m) => Number(((await m.call('PUBSUB', 'SHARDNUMSUB', channel)) as unknown[])[1])),
-        );
-        return counts.reduce((a, b) => a + b, 0);
-      };
-      const until = async (check: () => Promise<boolean> | boolean, what: string) => {
-        const deadline = Date.now() + 15_000;
-        while (!(await check())) {
-          if (Date.now() > deadline) throw new Error(`${what}: not within 15 s`);
-          await new Promise((r) => setTimeout(r, 20));
-        }
-      };
-      const [first] = await log.append(session, [{ type: 'USER_INTERRUPT' }]);
-      let wokeAt = 0;
-      void follower.waitFor(session, first!, 60_000, new AbortController().signal).then(() => {
-        wokeAt = Date.now();
-      });
-      await until(async () => (await subscribed()) === 1, 'subscribed');
-      await Promise.all(client.nodes('master').map((m) => m.call('CLIENT', 'KILL', 'TYPE', 'pubsub')));
-      expect(await subscribed()).toBe(0);
-      const appendedAt = Date.now();
-      await log.append(session, [{ type: 'USER_INTERRUPT' }]);
-      await until(() => wokeAt > 0, 'woken');
-      expect(wokeAt - appendedAt).toBeLessThan(1000 + 2000);
-      await until(async () => (await subscribed()) === 1, 'subscribed again');
-      let again = 0;
-      void follower
-        .waitFor(session, (await log.lastId(session))!, 60_000, new AbortController().signal)
-        .then(() => {
-          again = Date.now();
-        });
-      await new Promise((r) => setTimeout(r, 300));
-      const secondAt = Date.now();
-      await log.append(session, [{ type: 'USER_INTERRUPT' }]);
-      await until(() => again > 0, 'woken again');
-      expect(again - secondAt).toBeLessThan(1000 + 2000);
-    } finally {
-      await other.quit();
-    }
+    await new Promise((r) => setTimeout(r, 300));
+    const secondAt = Date.now();
+    await log.append(session, [{ type: 'USER_INTERRUPT' }]);
+    await until(() => again > 0, 'woken again');
+    expect(again - secondAt).toBeLessThan(1000 + 2000);
   }, 60_000);
 });
