@@ -4,7 +4,8 @@
  * argv: world JSON, number of sessions, turns per session.
  */
 import { Agent, AgentkitError, runSession } from '@agentkit/core';
-import { bookkeeping, chaosModel, deployTool, lookupTool, openStore, type World } from './world';
+import { lookupTool } from '@agentkit/test-fixtures/chaos';
+import { bookkeeping, chaosModel, deployTool, openStore, type World } from './world';
 
 const world = JSON.parse(process.argv[2]!) as World;
 const sessions = Number(process.argv[3]);

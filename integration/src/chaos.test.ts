@@ -1,11 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Msg, ToolCallBlock, ToolResultBlock } from '@agentkit/core';
+import type { Msg } from '@agentkit/core';
+import { checkDeploys } from '@agentkit/test-fixtures/chaos';
 import { afterAll, describe, expect, it } from 'vitest';
-import { bookkeeping, deleteKeys, openStore, type StoreKind, type World } from './world';
+import { bookkeeping, newWorld, openStore, type StoreKind, type World } from './world';
 
 const CHILD = fileURLToPath(new URL('./chaos-child.ts', import.meta.url));
 const SESSIONS = 12;
@@ -33,9 +31,8 @@ function startChild(world: World): ChildProcess {
 }
 
 async function chaos(kind: StoreKind) {
-  const prefix = `agentkit-test:chaos:${kind}:${process.pid}-${Date.now().toString(36)}`;
-  const directory = await mkdtemp(join(tmpdir(), 'agentkit-chaos-'));
-  const world: World = { kind, prefix, directory };
+  const { world, dispose } = await newWorld(kind, 'chaos');
+  const { prefix } = world;
   const children = new Set<ChildProcess>();
   const spawnOne = () => {
     const child = startChild(world);
@@ -74,25 +71,12 @@ async function chaos(kind: StoreKind) {
       expect(record, `session s${s}`).not.toBeNull();
       const replies = record!.state.context.filter((m: Msg) => m.role === 'assistant');
       expect(replies.map((m) => m.id)).toEqual(Array.from({ length: TURNS }, (_, t) => `s${s}-t${t}`));
-      for (const reply of replies) {
-        expect(reply.finishedReason, reply.id).toBe('completed');
-        const results = new Map(
-          reply.content.filter((b): b is ToolResultBlock => b.type === 'tool_result').map((r) => [r.id, r]),
-        );
-        for (const call of reply.content.filter((b): b is ToolCallBlock => b.type === 'tool_call')) {
-          if (call.name !== 'deploy') continue;
-          deploys++;
-          const executions = Number((await redis.get(`${prefix}:exec:${call.id}`)) ?? 0);
-          const result = results.get(call.id)!;
-          expect(executions, `executions of ${call.id}`).toBeLessThanOrEqual(1);
-          if (result.state === 'success') expect(executions, `executions of ${call.id}`).toBe(1);
-          else {
-            expect(result.state).toBe('interrupted');
-            expect(JSON.stringify(result.output)).toMatch(/may or may not have taken effect/);
-            uncertain++;
-          }
-        }
-      }
+      for (const reply of replies) expect(reply.finishedReason, reply.id).toBe('completed');
+      const checked = await checkDeploys(replies, async (id) =>
+        Number((await redis.get(`${prefix}:exec:${id}`)) ?? 0),
+      );
+      deploys += checked.deploys.length;
+      uncertain += checked.uncertain;
     }
     // Every acknowledged save is still there (a later holder built on it; nothing overwrote it).
     for (const [sessionId, replyId] of acked) {
@@ -111,8 +95,7 @@ async function chaos(kind: StoreKind) {
     expect(kills).toBeGreaterThan(5);
   } finally {
     await close();
-    await deleteKeys(prefix);
-    await rm(directory, { recursive: true, force: true });
+    await dispose(redis);
   }
 }
 

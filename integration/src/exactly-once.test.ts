@@ -1,20 +1,16 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Agent, awaitingToolCalls, runSession } from '@agentkit/core';
+import { awaitingToolCalls, runSession } from '@agentkit/core';
 import { afterAll, describe, expect, it } from 'vitest';
-import { bookkeeping, deleteKeys, deployTool, openStore, type StoreKind, type World } from './world';
+import { bookkeeping, confirmingAgent, newWorld, openStore, type StoreKind } from './world';
 
 const CHILD = fileURLToPath(new URL('./resume-child.ts', import.meta.url));
 const redis = bookkeeping();
 afterAll(() => redis.quit());
 
 async function fiveResumers(kind: StoreKind) {
-  const prefix = `agentkit-test:once:${kind}:${process.pid}-${Date.now().toString(36)}`;
-  const directory = await mkdtemp(join(tmpdir(), 'agentkit-once-'));
-  const world: World = { kind, prefix, directory };
+  const { world, dispose } = await newWorld(kind, 'once');
+  const { prefix } = world;
   const { store, close } = openStore(world);
   try {
     // A reply paused for the confirmation of a deploy.
@@ -22,17 +18,11 @@ async function fiveResumers(kind: StoreKind) {
       store,
       session: { userId: 'u', agentId: 'ops', sessionId: 's1' },
       agent: (state) =>
-        new Agent({
-          name: 'ops',
-          model: {
-            name: 'm',
-            contextSize: 10_000,
-            async *stream() {
-              yield { type: 'tool_call', id: 'call_1', name: 'deploy', delta: '{"n":1}' };
-            },
-          },
-          tools: [{ ...deployTool(redis, world, 's1'), needsConfirmation: true }],
-          state,
+        confirmingAgent(redis, world, state, {
+          type: 'tool_call',
+          id: 'call_1',
+          name: 'deploy',
+          delta: '{"n":1}',
         }),
       input: 'Deploy.',
     });
@@ -75,8 +65,7 @@ async function fiveResumers(kind: StoreKind) {
     expect(final!.state.context.at(-1)!.finishedReason).toBe('completed');
   } finally {
     await close();
-    await deleteKeys(prefix);
-    await rm(directory, { recursive: true, force: true });
+    await dispose(redis);
   }
 }
 

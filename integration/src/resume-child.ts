@@ -2,8 +2,8 @@
  * Resumes a paused session with a confirmation, as one of several processes doing the same at once.
  * argv: world JSON, the confirmed call (JSON). Prints `{ outcome }` or `{ code }` as one JSON line.
  */
-import { Agent, AgentkitError, runSession, userConfirmResult } from '@agentkit/core';
-import { bookkeeping, deployTool, openStore, type World } from './world';
+import { AgentkitError, runSession, userConfirmResult } from '@agentkit/core';
+import { bookkeeping, confirmingAgent, openStore, type World } from './world';
 
 const world = JSON.parse(process.argv[2]!) as World;
 const call = JSON.parse(process.argv[3]!) as { id: string; name: string; input: string };
@@ -15,19 +15,7 @@ try {
   const result = await runSession({
     store,
     session: { userId: 'u', agentId: 'ops', sessionId: 's1' },
-    agent: (state) =>
-      new Agent({
-        name: 'ops',
-        model: {
-          name: 'm',
-          contextSize: 10_000,
-          async *stream() {
-            yield { type: 'text', delta: 'Deployed.' };
-          },
-        },
-        tools: [{ ...deployTool(redis, world, 's1', 200), needsConfirmation: true }],
-        state,
-      }),
+    agent: (state) => confirmingAgent(redis, world, state, { type: 'text', delta: 'Deployed.' }, 200),
     input: userConfirmResult([{ confirmed: true, toolCall: call }]),
   });
   console.log(JSON.stringify({ outcome: result.outcome, finishedReason: result.message.finishedReason }));

@@ -1,10 +1,20 @@
-import { type ChatModel, type ModelChunk, type SessionStore, defineTool, type Tool } from '@agentkit/core';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  Agent,
+  type AgentState,
+  type ChatModel,
+  type ModelChunk,
+  type SessionStore,
+  defineTool,
+  type Tool,
+} from '@agentkit/core';
 import { FileSessionStore } from '@agentkit/storage-fs';
 import { RedisStorage } from '@agentkit/storage-redis';
+import { nextToolCall } from '@agentkit/test-fixtures/chaos';
+import { deleteByPrefix, REDIS_URL, uniquePrefix } from '@agentkit/test-redis';
 import { Redis } from 'ioredis';
-
-/** The Redis every test may use. */
-export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /** Which store a test runs against. */
 export type StoreKind = 'redis' | 'fs';
@@ -19,6 +29,28 @@ export interface World {
   prefix: string;
   /** The fs store's directory. */
   directory: string;
+}
+
+/**
+ * A world of its own for one test run (a fresh Redis prefix and directory); `dispose` deletes both, with
+ * `redis` for the keys.
+ */
+export async function newWorld(
+  kind: StoreKind,
+  label: string,
+): Promise<{ world: World; dispose(redis: Redis): Promise<void> }> {
+  const world: World = {
+    kind,
+    prefix: uniquePrefix(`${label}:${kind}`),
+    directory: await mkdtemp(join(tmpdir(), `agentkit-${label}-`)),
+  };
+  return {
+    world,
+    async dispose(redis) {
+      await deleteByPrefix(redis, world.prefix);
+      await rm(world.directory, { recursive: true, force: true });
+    },
+  };
 }
 
 /** Opens the world's store. */
@@ -57,17 +89,33 @@ export function deployTool(redis: Redis, world: World, sessionId: string, delayM
   });
 }
 
+/**
+ * The `ops` agent of session `s1` in the exactly-once test: its model answers every call with `chunk` (a
+ * tool call, or the final text), and its counted deploy needs the user's confirmation.
+ */
+export function confirmingAgent(
+  redis: Redis,
+  world: World,
+  state: AgentState,
+  chunk: ModelChunk,
+  deployMs?: number,
+): Agent {
+  return new Agent({
+    name: 'ops',
+    model: {
+      name: 'm',
+      contextSize: 10_000,
+      async *stream() {
+        yield chunk;
+      },
+    },
+    tools: [{ ...deployTool(redis, world, 's1', deployMs), needsConfirmation: true }],
+    state,
+  });
+}
+
 const DEL_IF_MINE =
   "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
-
-/** An idempotent lookup: running it again after a crash is fine. */
-export const lookupTool: Tool = defineTool({
-  name: 'lookup',
-  description: 'Look something up',
-  inputSchema: { type: 'object', properties: { n: { type: 'number' } } },
-  idempotent: true,
-  execute: () => 'found it',
-});
 
 /**
  * A stateless model, like a real one: from the conversation it decides the next step of a reply — three
@@ -80,16 +128,8 @@ export function chaosModel(): ChatModel {
     async *stream(request): AsyncIterable<ModelChunk> {
       await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 30));
       if (request.signal.aborted) throw request.signal.reason;
-      const reply = request.messages.findLast((m) => m.role === 'assistant');
-      const done = reply ? reply.content.filter((b) => b.type === 'tool_result').length : 0;
-      if (reply && done < 3)
-        yield {
-          type: 'tool_call',
-          id: `${reply.id}-c${done}`,
-          name: done === 1 ? 'lookup' : 'deploy',
-          delta: JSON.stringify({ n: done }),
-        };
-      else yield { type: 'text', delta: `done after ${done} tools` };
+      const next = nextToolCall(request.messages);
+      yield 'answerAfter' in next ? { type: 'text', delta: `done after ${next.answerAfter} tools` } : next;
     },
   };
 }
@@ -97,21 +137,6 @@ export function chaosModel(): ChatModel {
 /** A Redis connection for the test's bookkeeping. */
 export function bookkeeping(): Redis {
   return new Redis(REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 1 });
-}
-
-/** Deletes the test's keys (SCAN, never KEYS: the Redis is shared). */
-export async function deleteKeys(prefix: string): Promise<void> {
-  const redis = bookkeeping();
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
-      if (keys.length) await redis.unlink(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-  } finally {
-    await redis.quit();
-  }
 }
 
 function isAlive(pid: number): boolean {

@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: { index: 'src/index.ts' },
+  entry: { index: 'src/index.ts', 'connection/index': 'src/connection/index.ts' },
   format: ['esm'],
   target: 'node22',
   dts: true,

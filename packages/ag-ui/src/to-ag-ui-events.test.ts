@@ -1,9 +1,10 @@
 import { Agent, definePlugin, getText, ModelError } from '@agentkit/core';
 import { ScriptedModel, textChunks } from '@agentkit/core/testing';
+import { readSse } from '@agentkit/server/testing';
 import { type AGUIEvent, EventType } from '@ag-ui/core';
 import { EventSchema } from '@ag-ui/core/schemas';
 import { describe, expect, it } from 'vitest';
-import { deployScript, deployTool, quiet } from '../test/helpers';
+import { deployScript, deployTool, quiet } from '@agentkit/test-fixtures';
 import { toAgUiEvents, toAgUiMessages, toAgUiResponse } from './index';
 
 async function collect(events: AsyncIterable<AGUIEvent>): Promise<AGUIEvent[]> {
@@ -142,10 +143,7 @@ describe('toAgUiEvents', () => {
     const agent = new Agent({ name: 'ops', model: new ScriptedModel([textChunks('Hello!')]) });
     const response = toAgUiResponse(agent.replyStream('Hi'), ids);
     expect(response.headers.get('content-type')).toBe('text/event-stream');
-    const events = (await response.text())
-      .split('\n\n')
-      .filter(Boolean)
-      .map((block) => JSON.parse(block.replace(/^data: /, '')));
+    const events = (await readSse<AGUIEvent>(response)).messages.map((m) => m.event);
     expect(events[0]).toMatchObject({ type: EventType.RUN_STARTED, threadId: 't1', runId: 'r1' });
     expect(events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: 'success' } });
   });

@@ -2,7 +2,7 @@ import { Agent, definePlugin, getText, ModelError, type ToolResultBlock } from '
 import { ScriptedModel, textChunks, toolCallChunk } from '@agentkit/core/testing';
 import { asSchema, readUIMessageStream, type UIMessage, type UIMessageChunk, uiMessageChunkSchema } from 'ai';
 import { describe, expect, it } from 'vitest';
-import { deployScript, deployTool, quiet } from '../test/helpers';
+import { deployScript, deployTool, quiet } from '@agentkit/test-fixtures';
 import { toUIMessageStream, toUIMessageStreamResponse } from './index';
 
 async function collect(stream: ReadableStream<UIMessageChunk>): Promise<UIMessageChunk[]> {

@@ -1,6 +1,8 @@
 import { InMemorySessionStore } from '@agentkit/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { as, opsAgent, readSse, startServer } from '../test/helpers';
+import { as } from '@agentkit/test-fixtures';
+import { opsAgent, startServer } from '../test/helpers';
+import { readSse } from './testing';
 import { createAgentServer } from './create-agent-server';
 import { serveAgentServer } from './node/serve-agent-server';
 

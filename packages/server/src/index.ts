@@ -8,6 +8,9 @@ export type {
   ServerVariables,
 } from './agent-server-options';
 export type { FollowOptions, SseMessage } from './follow-log';
+export { followRun } from './follow-run';
+export { latestReplyStart } from './latest-reply-start';
+export { toSseMessages } from './to-sse-messages';
 export type { RouteDoc } from './openapi';
 export type { EventLog, LogEntry, LogEvent, RunEndEvent, RunStartEvent, RunStatus } from './event-log';
 export { InMemoryEventLog, type InMemoryEventLogOptions } from './in-memory-event-log';

@@ -1,11 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { type AgentEvent, replayEvents } from '@agentkit/core';
+import { replayEvents } from '@agentkit/core';
 import { RedisStorage } from '@agentkit/storage-redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { as, readSse } from '../test/helpers';
-import { REDIS_URL, deleteByPrefix, uniquePrefix } from '../test/redis-server';
+import { as } from '@agentkit/test-fixtures';
+import { agentEvents, readSse } from './testing';
+import { REDIS_URL, deleteByPrefix, uniquePrefix } from '@agentkit/test-redis';
 import { Redis } from 'ioredis';
 
 const SERVER = fileURLToPath(new URL('../test/redis-server-process.ts', import.meta.url));
@@ -42,9 +43,6 @@ afterAll(async () => {
   await deleteByPrefix(admin, prefix);
   admin.disconnect();
 });
-
-const agentEvents = (messages: Array<{ event: { type: string } }>) =>
-  messages.map((m) => m.event).filter((e) => !e.type.startsWith('RUN_')) as AgentEvent[];
 
 describe('two server processes sharing Redis', () => {
   it('a reply started through A is followed through B, cut mid-reply and resumed with Last-Event-ID', async () => {

@@ -8,7 +8,7 @@ import { pausedStateFixture } from '@agentkit/core/testing';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AgentChild } from '../test/agent-child';
-import { REDIS_URL, deleteByPrefix, uniquePrefix } from '../test/redis-server';
+import { REDIS_URL, deleteByPrefix, uniquePrefix } from '@agentkit/test-redis';
 import { RedisStorage } from './redis-storage';
 
 const exec = promisify(execFile);

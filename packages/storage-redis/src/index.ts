@@ -1,3 +1,3 @@
 export { RedisStorage } from './redis-storage';
 export type { RedisStorageOptions } from './redis-storage-options';
-export { escapeKeyPart } from './redis-keys';
+export { escapeKeyPart } from './connection/key-parts';

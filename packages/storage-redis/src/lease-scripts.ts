@@ -1,4 +1,4 @@
-import { luaScript } from './lua-script';
+import { storeScript } from './store-script';
 
 /*
  * One script per lease operation, each on the session's lease hash alone (KEYS[1]), timed by the Redis
@@ -11,7 +11,7 @@ import { luaScript } from './lua-script';
  * server's time in ms, so it grows even after the hash expired. ARGV: ttl ms, owner.
  * Returns {'OK', token, expiresAt}.
  */
-export const ACQUIRE_LEASE = luaScript(`
+export const ACQUIRE_LEASE = storeScript(`
 local lease = readLease(KEYS[1])
 if type(lease) == 'string' then return {'CORRUPT', lease} end
 local now = nowMs()
@@ -23,7 +23,7 @@ return {'OK', token, expires}
 `);
 
 /** Extend the current lease by ttl ms from now. ARGV: token, ttl ms. Returns {'OK', token, owner, expiresAt}. */
-export const RENEW_LEASE = luaScript(`
+export const RENEW_LEASE = storeScript(`
 local lease = readLease(KEYS[1])
 if type(lease) == 'string' then return {'CORRUPT', lease} end
 local token = tonumber(ARGV[1])
@@ -35,7 +35,7 @@ return {'OK', token, lease.o, expires}
 `);
 
 /** End the current lease now (the token count stays). ARGV: token. Returns {'OK'} or {'NONE'} when not current. */
-export const RELEASE_LEASE = luaScript(`
+export const RELEASE_LEASE = storeScript(`
 local lease = readLease(KEYS[1])
 if type(lease) == 'string' then return {'CORRUPT', lease} end
 if lease.e <= nowMs() or lease.t ~= tonumber(ARGV[1]) then return {'NONE'} end
@@ -44,7 +44,7 @@ return {'OK'}
 `);
 
 /** The live lease. Returns {'OK', token, owner, expiresAt} or {'NONE'}. */
-export const GET_LEASE = luaScript(`
+export const GET_LEASE = storeScript(`
 local lease = readLease(KEYS[1])
 if type(lease) == 'string' then return {'CORRUPT', lease} end
 if lease.e <= nowMs() then return {'NONE'} end

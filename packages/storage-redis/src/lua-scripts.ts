@@ -1,6 +1,4 @@
-import { luaScript } from './lua-script';
-
-export type { LuaScript } from './lua-script';
+import { storeScript } from './store-script';
 
 /*
  * Record hash fields: v version, c createdAt (ISO), u updatedAt (ISO), m metadata JSON, s state JSON,
@@ -43,7 +41,7 @@ end
  * without state, TTL seconds ('0' = none), lease token ('' = none).
  * Returns {'OK', version, createdAt, updatedAt, metadata-if-kept, state-if-kept} or a refusal.
  */
-export const SAVE = luaScript(`
+export const SAVE = storeScript(`
 ${RECORD_CHECKS}
 local rec, idx = KEYS[1], KEYS[2]
 local recType = keyType(rec)
@@ -103,7 +101,7 @@ return {'OK', v + 1, cur[2], ARGV[3], keptMeta, keptState}
 `);
 
 /** Load a record and slide its TTL. KEYS: record, index. ARGV: TTL seconds. Returns HGETALL's flat list. */
-export const LOAD_AND_TOUCH = luaScript(`
+export const LOAD_AND_TOUCH = storeScript(`
 local fields = redis.call('HGETALL', KEYS[1])
 if #fields > 0 then
   redis.call('EXPIRE', KEYS[1], ARGV[1])
@@ -117,7 +115,7 @@ return fields
  * (that is how a corrupt session is cleared). KEYS: record, index, lease. ARGV: lease token ('' = none),
  * the escaped session id. Returns {'OK', 1 | 0 (did not exist)} or a refusal.
  */
-export const DELETE = luaScript(`
+export const DELETE = storeScript(`
 ${RECORD_CHECKS}
 local recType = keyType(KEYS[1])
 local idxType = keyType(KEYS[2])
@@ -142,7 +140,7 @@ return {'OK', 1}
  * (one more tells that another page exists), kind being 'ok' or 'wrongtype' (the record is not a hash);
  * or {'CORRUPT', reason}.
  */
-export const LIST = luaScript(`
+export const LIST = storeScript(`
 ${RECORD_CHECKS}
 local kind = keyType(KEYS[1])
 if kind == 'none' then return {'OK'} end

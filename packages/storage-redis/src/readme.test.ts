@@ -1,36 +1,24 @@
-import { execFile } from 'node:child_process';
-import { readFile, rm, writeFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { readmeBlocks, runExample } from '@agentkit/test-fixtures/readme';
+import { REDIS_URL, deleteByPrefix, keysByPrefix, uniquePrefix } from '@agentkit/test-redis';
 import { Redis } from 'ioredis';
-import { REDIS_URL, deleteByPrefix, keysByPrefix, uniquePrefix } from '../test/redis-server';
+import { describe, expect, it } from 'vitest';
 
-const exec = promisify(execFile);
 const packageDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 describe('README', () => {
   it('the example runs twice: first it creates the session, then it would update it', async () => {
-    const readme = await readFile(join(packageDir, 'README.md'), 'utf8');
-    const code = /```ts\n([\s\S]*?)```/.exec(readme)?.[1];
-    expect(code).toBeDefined();
+    const [code] = await readmeBlocks(packageDir);
     // Same code, but keep the session between the runs (in a key space of its own).
     const prefix = uniquePrefix('readme');
-    const script = (code as string)
+    const script = code!
       .replace('new RedisStorage({ url:', `new RedisStorage({ keyPrefix: '${prefix}', url:`)
       .replace(/^await (storage\.deleteSession.*)$/m, 'if (process.argv[2] === "last") await $1');
-    const file = join(packageDir, `.readme-example-${process.pid}.ts`);
     const admin = new Redis(REDIS_URL);
-    await writeFile(file, script);
     try {
-      const run = async (arg: string) =>
-        (
-          await exec(process.execPath, ['--conditions=@agentkit/source', '--import', 'tsx', file, arg], {
-            cwd: packageDir,
-            env: { ...process.env, REDIS_URL },
-          })
-        ).stdout;
+      const run = (arg: string) =>
+        runExample(packageDir, script, { args: [arg], env: { ...process.env, REDIS_URL } });
       // runSession creates the session (version 1) and saves the reply (version 2).
       expect(await run('first')).toMatch(/^completed Picking up where we left off\.\nsaved version 2\n$/);
       expect(await run('last')).toMatch(/saved version 3\n$/);
@@ -44,7 +32,6 @@ describe('README', () => {
     } finally {
       await deleteByPrefix(admin, prefix);
       admin.disconnect();
-      await rm(file, { force: true });
     }
   }, 30_000);
 });

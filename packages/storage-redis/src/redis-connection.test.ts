@@ -1,7 +1,8 @@
 import { StoreConnectionError } from '@agentkit/core';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RedisProcess, freePort, startRedisServer } from '../test/redis-server';
+import { commandsSent, freePort, type RedisProcess, startRedisServer } from '@agentkit/test-redis';
+import { retryUntil } from '../test/retry-until';
 import { RedisStorage } from './redis-storage';
 
 let server: RedisProcess;
@@ -11,18 +12,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await server.dispose();
 });
-
-async function retryUntil<T>(fn: () => Promise<T>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await fn();
-    } catch (error) {
-      if (!(error instanceof StoreConnectionError) || Date.now() > deadline) throw error;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-}
 
 describe('RedisStorage when Redis goes away', () => {
   it('fails fast with StoreConnectionError while Redis is down, and works again after it is back', async () => {
@@ -44,7 +33,10 @@ describe('RedisStorage when Redis goes away', () => {
       expect(Date.now() - started).toBeLessThan(2000);
       await server.restart();
       // The server restarted without persistence: the caller retries and the store works again.
-      const record = await retryUntil(() => store.upsertSession('u', 'a', 's', { metadata: { n: 2 } }));
+      const record = await retryUntil(
+        () => store.upsertSession('u', 'a', 's', { metadata: { n: 2 } }),
+        10_000,
+      );
       expect(record.version).toBe(1);
       expect((await store.getSession('u', 'a', 's'))?.metadata).toEqual({ n: 2 });
     } finally {
@@ -60,7 +52,7 @@ describe('RedisStorage when Redis goes away', () => {
       const error = await store.getSession('u', 'a', 's').catch((e: unknown) => e);
       expect(error).toBeInstanceOf(StoreConnectionError);
       late = await startRedisServer([], port);
-      expect(await retryUntil(() => store.getSession('u', 'a', 's'))).toBeNull();
+      expect(await retryUntil(() => store.getSession('u', 'a', 's'), 10_000)).toBeNull();
     } finally {
       await store.close();
       await late?.dispose();
@@ -88,43 +80,27 @@ describe('RedisStorage when Redis goes away', () => {
 
 describe('RedisStorage round trips', () => {
   it('uses one command per load, per save and per lease operation', async () => {
-    const admin = new Redis({ port: server.port });
     const store = new RedisStorage({ port: server.port, keyPrefix: 'rt' });
-    const monitor = await admin.monitor();
-    const marker = new Redis({ port: server.port });
     try {
       await store.upsertSession('u', 'a', 's');
       await store.getSession('u', 'a', 's');
       await store.listSessions('u', 'a');
       await store.releaseLease('u', 'a', 's', (await store.acquireLease('u', 'a', 's')).token);
-      const seen: string[] = [];
-      let recording = false;
-      const done = new Promise<void>((resolve) =>
-        monitor.on('monitor', (_time: string, args: string[], source: string) => {
-          if (args[0] === 'echo' && args[1] === 'begin') recording = true;
-          else if (args[0] === 'echo' && args[1] === 'end') resolve();
-          else if (recording && source !== 'lua') seen.push(String(args[0]).toLowerCase());
-        }),
-      );
-      await marker.echo('begin');
-      const record = await store.getSession('u', 'a', 's');
-      await store.updateSessionState('u', 'a', 's', record!.state, { expectedVersion: record!.version });
-      await store.listSessions('u', 'a');
-      // A reply under a lease: one round trip to acquire, one to save (fenced), one to release.
-      const grant = await store.acquireLease('u', 'a', 's');
-      await store.updateSessionState('u', 'a', 's', record!.state, {
-        expectedVersion: record!.version + 1,
-        leaseToken: grant.token,
+      const seen = await commandsSent(server.port, async () => {
+        const record = await store.getSession('u', 'a', 's');
+        await store.updateSessionState('u', 'a', 's', record!.state, { expectedVersion: record!.version });
+        await store.listSessions('u', 'a');
+        // A reply under a lease: one round trip to acquire, one to save (fenced), one to release.
+        const grant = await store.acquireLease('u', 'a', 's');
+        await store.updateSessionState('u', 'a', 's', record!.state, {
+          expectedVersion: record!.version + 1,
+          leaseToken: grant.token,
+        });
+        await store.releaseLease('u', 'a', 's', grant.token);
       });
-      await store.releaseLease('u', 'a', 's', grant.token);
-      await marker.echo('end');
-      await done;
       expect(seen).toEqual(['hgetall', 'evalsha', 'evalsha', 'evalsha', 'evalsha', 'evalsha']);
     } finally {
-      monitor.disconnect();
-      marker.disconnect();
       await store.close();
-      await admin.quit().catch(() => undefined);
     }
   });
 });

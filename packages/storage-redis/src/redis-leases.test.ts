@@ -2,7 +2,7 @@ import { LeaseLostError, SessionBusyError, SessionLease } from '@agentkit/core';
 import { pausedStateFixture } from '@agentkit/core/testing';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { REDIS_URL, deleteByPrefix, uniquePrefix } from '../test/redis-server';
+import { REDIS_URL, deleteByPrefix, uniquePrefix } from '@agentkit/test-redis';
 import { RedisKeys } from './redis-keys';
 import { RedisStorage } from './redis-storage';
 

@@ -8,7 +8,7 @@ import {
 import { pausedStateFixture, sessionStoreConformanceCases } from '@agentkit/core/testing';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { REDIS_URL, deleteByPrefix, uniquePrefix } from '../test/redis-server';
+import { REDIS_URL, deleteByPrefix, uniquePrefix } from '@agentkit/test-redis';
 import { RedisKeys } from './redis-keys';
 import { RedisStorage } from './redis-storage';
 

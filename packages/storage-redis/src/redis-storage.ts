@@ -14,7 +14,6 @@ import {
   type SessionRecord,
   type SessionStore,
   type SessionSummary,
-  StoreConnectionError,
   StoreDataError,
   VersionConflictError,
   type WriteOptions,
@@ -33,16 +32,18 @@ import {
   parseStoredState,
   parseStoredSummary,
 } from '@agentkit/core/store';
-import { type Cluster, Redis, type RedisOptions } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
+import { escapeKeyPart, unescapeKeyPart } from './connection/key-parts';
+import { RedisConnection } from './connection/redis-connection';
+import type { LuaScript } from './connection/redis-script';
 import { ACQUIRE_LEASE, GET_LEASE, RELEASE_LEASE, RENEW_LEASE } from './lease-scripts';
-import { DELETE, LIST, LOAD_AND_TOUCH, type LuaScript, SAVE } from './lua-scripts';
-import { WRONG_TYPE, toStoreError } from './redis-errors';
-import { RedisKeys, escapeKeyPart, unescapeKeyPart } from './redis-keys';
+import { DELETE, LIST, LOAD_AND_TOUCH, SAVE } from './lua-scripts';
+import { RedisKeys } from './redis-keys';
 import type { RedisStorageOptions } from './redis-storage-options';
-import { withDeadline } from './with-deadline';
 
 const MAX_LIST_LIMIT = 1000;
-const DEFAULT_TIMEOUT_MS = 5000;
+/** The reason of the `StoreDataError` for a session key of the wrong Redis type. */
+const WRONG_TYPE = 'its Redis key holds a value of the wrong type (not a hash).';
 /** A listing cursor: the escaped index member of the last entry of the previous page. */
 const CURSOR = /^r2\.([A-Za-z0-9_.%-]+)$/;
 
@@ -63,53 +64,21 @@ type Reply = [string, ...unknown[]];
 export class RedisStorage implements SessionStore, AsyncDisposable {
   /** The ioredis client in use (yours when you passed `client`). */
   readonly client: Redis | Cluster;
-  private readonly ownsClient: boolean;
+  private readonly connection: RedisConnection;
   private readonly keys: RedisKeys;
   private readonly ttl: number;
-  private readonly connectTimeoutMs: number;
-  private readonly commandTimeoutMs: number;
-  private connecting: Promise<void> | null = null;
-  private closed = false;
 
   constructor(options: RedisStorageOptions = {}) {
     this.keys = new RedisKeys(options.keyPrefix ?? 'agentkit');
     const ttl = options.ttlSeconds;
     if (ttl !== undefined) positiveInteger('ttlSeconds', ttl);
     this.ttl = ttl ?? 0;
-    this.connectTimeoutMs = positiveInteger(
-      'connectTimeoutMs',
-      options.connectTimeoutMs ?? DEFAULT_TIMEOUT_MS,
-    );
-    this.commandTimeoutMs = positiveInteger(
-      'commandTimeoutMs',
-      options.commandTimeoutMs ?? DEFAULT_TIMEOUT_MS,
-    );
-    if (options.client) {
-      this.client = options.client;
-      this.ownsClient = false;
-      return;
-    }
-    const connection: RedisOptions = {
-      retryStrategy: (times) => Math.min(times * 100, 2000),
-      ...options.redisOptions,
-      // Fail fast while disconnected instead of queueing commands forever; connect on first use. The
-      // handshake (HELLO) is a command too, so commandTimeout also ends a connect to a frozen server.
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      lazyConnect: true,
-      connectTimeout: this.connectTimeoutMs,
-      commandTimeout: this.commandTimeoutMs,
-    };
-    if (options.host !== undefined) connection.host = options.host;
-    if (options.port !== undefined) connection.port = options.port;
-    if (options.db !== undefined) connection.db = options.db;
-    if (options.username !== undefined) connection.username = options.username;
-    if (options.password !== undefined) connection.password = options.password;
-    if (options.tls) connection.tls = options.tls === true ? {} : options.tls;
-    this.client = options.url ? new Redis(options.url, connection) : new Redis(connection);
-    this.ownsClient = true;
-    // Errors surface on the commands; without a listener ioredis would print every reconnect failure.
-    this.client.on('error', () => {});
+    this.connection = new RedisConnection(options, {
+      name: 'RedisStorage',
+      wrongType: WRONG_TYPE,
+      timeoutNote: '; a write may still take effect',
+    });
+    this.client = this.connection.client;
   }
 
   /** The session, or `null` when it does not exist. Throws `StoreDataError` for a corrupt record. */
@@ -286,21 +255,7 @@ export class RedisStorage implements SessionStore, AsyncDisposable {
 
   /** Closes the connection if the storage created it (a client you passed stays open). Idempotent. */
   async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    if (!this.ownsClient) return;
-    const client = this.client as Redis;
-    if (client.status === 'end') return;
-    if (client.status !== 'ready') {
-      // Connecting or between reconnection attempts: stop it; nothing is pending on the wire.
-      client.disconnect();
-      return;
-    }
-    // QUIT waits for the replies still due; a frozen server gets a second, then the socket is dropped.
-    const ended = new Promise((resolve) => client.once('end', resolve));
-    client.quit().catch(() => {});
-    await Promise.race([ended, new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
-    if ((client.status as string) !== 'end') client.disconnect();
+    await this.connection.close();
   }
 
   /** `await using storage = new RedisStorage(…)` closes it at the end of the scope. */
@@ -363,63 +318,18 @@ export class RedisStorage implements SessionStore, AsyncDisposable {
     );
   }
 
-  /**
-   * Runs one store operation: waits for the connection (at most `connectTimeoutMs`), then for the
-   * command (at most `commandTimeoutMs`), and rejects with the signal's reason as soon as it aborts.
-   * Redis errors become store errors.
-   */
-  private async call<T>(
+  /** Runs one store operation (see `RedisConnection.call`). */
+  private call<T>(
     operation: string,
     key: SessionKey,
     signal: AbortSignal | undefined,
     command: () => Promise<T>,
   ): Promise<T> {
-    try {
-      if (this.closed) throw new StoreConnectionError('The RedisStorage is closed.');
-      const connecting = this.connection();
-      if (connecting)
-        await withDeadline(
-          connecting,
-          this.connectTimeoutMs,
-          signal,
-          () =>
-            new StoreConnectionError(
-              `Redis ${operation} failed: no connection within ${this.connectTimeoutMs} ms (connectTimeoutMs).`,
-            ),
-        );
-      return await withDeadline(
-        command(),
-        this.commandTimeoutMs,
-        signal,
-        () =>
-          new StoreConnectionError(
-            `Redis ${operation} failed: no answer within ${this.commandTimeoutMs} ms (commandTimeoutMs); a write may still take effect.`,
-          ),
-      );
-    } catch (error) {
-      if (signal?.aborted && error === signal.reason) throw error;
-      throw toStoreError(error, operation, key);
-    }
+    return this.connection.call(operation, key, command, signal);
   }
 
-  /** The pending connect of a client the storage created and has not connected yet, if any. */
-  private connection(): Promise<void> | null {
-    if (!this.ownsClient) return null;
-    const client = this.client as Redis;
-    if (client.status === 'wait')
-      this.connecting ??= client.connect().finally(() => {
-        this.connecting = null;
-      });
-    return this.connecting;
-  }
-
-  private async run(script: LuaScript, keys: string[], args: Array<string | number>): Promise<unknown> {
-    try {
-      return await this.client.evalsha(script.sha, keys.length, ...keys, ...args);
-    } catch (error) {
-      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-      return await this.client.eval(script.lua, keys.length, ...keys, ...args);
-    }
+  private run(script: LuaScript, keys: string[], args: Array<string | number>): Promise<unknown> {
+    return this.connection.run(script, keys, args);
   }
 
   /** ioredis prefixes the declared keys of a script with its `keyPrefix`; keys built inside Lua need it too. */

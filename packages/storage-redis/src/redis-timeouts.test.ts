@@ -2,7 +2,8 @@ import { AgentkitError, StoreConnectionError } from '@agentkit/core';
 import { pausedStateFixture } from '@agentkit/core/testing';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type RedisProcess, startRedisServer } from '../test/redis-server';
+import { type RedisProcess, startRedisServer } from '@agentkit/test-redis';
+import { retryUntil } from '../test/retry-until';
 import { RedisStorage } from './redis-storage';
 
 // A frozen server (SIGSTOP) accepts TCP connections but never answers: every call must still end, with
@@ -66,18 +67,6 @@ async function outcome(call: () => Promise<unknown>): Promise<{ error: unknown; 
   return { error, ms: Date.now() - started };
 }
 
-async function retryUntil<T>(fn: () => Promise<T>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await fn();
-    } catch (error) {
-      if (!(error instanceof StoreConnectionError) || Date.now() > deadline) throw error;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-}
-
 describe('RedisStorage against a frozen server', () => {
   it('every method fails with StoreConnectionError within commandTimeoutMs, and the store works again after the thaw', async () => {
     const store = open();
@@ -91,7 +80,7 @@ describe('RedisStorage against a frozen server', () => {
       expect(ms, name).toBeLessThan(TIMEOUT_MS + MARGIN_MS);
     }
     server.thaw();
-    const record = await retryUntil(() => store.getSession('u', 'a', 'frozen'));
+    const record = await retryUntil(() => store.getSession('u', 'a', 'frozen'), 15_000);
     expect(record?.version).toBeGreaterThanOrEqual(1);
     // The writes that timed out reached the server and ran after the thaw: "may still take effect".
     expect(record?.version).toBe(3);
@@ -109,7 +98,7 @@ describe('RedisStorage against a frozen server', () => {
     expect((error as Error).message).toMatch(/^Redis getSession failed: /);
     expect(ms).toBeLessThan(TIMEOUT_MS + MARGIN_MS);
     server.thaw();
-    expect(await retryUntil(() => store.getSession('u', 'a', 'first'))).toBeNull();
+    expect(await retryUntil(() => store.getSession('u', 'a', 'first'), 15_000)).toBeNull();
   }, 30_000);
 
   it('an aborted signal ends a pending call at once with its reason', async () => {
@@ -140,7 +129,7 @@ describe('RedisStorage against a frozen server', () => {
       expect(error).toBeInstanceOf(StoreConnectionError);
       expect(ms).toBeLessThan(TIMEOUT_MS + MARGIN_MS);
       server.thaw();
-      expect((await retryUntil(() => store.getSession('u', 'a', 'theirs')))?.version).toBe(1);
+      expect((await retryUntil(() => store.getSession('u', 'a', 'theirs'), 15_000))?.version).toBe(1);
       await store.deleteSession('u', 'a', 'theirs');
     } finally {
       client.disconnect();

@@ -1,17 +1,13 @@
-import {
-  type AgentEvent,
-  type Msg,
-  replayEvents,
-  type ToolCallBlock,
-  type ToolResultBlock,
-} from '@agentkit/core';
+import { type AgentEvent, type Msg, replayEvents } from '@agentkit/core';
 import type { LogEvent } from '@agentkit/server';
+import { readSse } from '@agentkit/server/testing';
+import { checkDeploys } from '@agentkit/test-fixtures/chaos';
 import { Queue } from 'bullmq';
 import { describe, expect, it } from 'vitest';
 import { startProcess, type TestProcess } from '../test/processes';
-import { REDIS_URL, deleteByPrefix, keysByPrefix, uniquePrefix } from '../test/redis';
+import { REDIS_URL, deleteByPrefix, keysByPrefix, uniquePrefix } from '@agentkit/test-redis';
 import { FAST, openShared } from '../test/setup';
-import { as } from '../test/sse';
+import { as } from '@agentkit/test-fixtures';
 import { keysOf, type WorldConfig } from '../test/world';
 import { bullConnection } from './redis-connection';
 
@@ -48,26 +44,11 @@ async function client(base: string, session: string, stopped: AbortSignal): Prom
         continue;
       }
       if (res.status !== 200) throw new Error(`${replyId}: HTTP ${res.status} ${await res.text()}`);
-      turns.push({ session, replyId, events: await readAll(res), busy });
+      turns.push({ session, replyId, events: (await readSse(res)).messages.map((m) => m.event), busy });
       break;
     }
   }
   return turns;
-}
-
-async function readAll(res: Response): Promise<LogEvent[]> {
-  const text = await res.text(); // the server ends the stream after the run's RUN_END
-  return text
-    .split('\n\n')
-    .map((block) =>
-      block
-        .split('\n')
-        .filter((l) => l.startsWith('data:'))
-        .map((l) => l.slice(5).trim())
-        .join(''),
-    )
-    .filter((data) => data !== '')
-    .map((data) => JSON.parse(data) as LogEvent);
 }
 
 describe('chaos: one API process, three worker processes, kill -9 every few seconds', () => {
@@ -128,26 +109,13 @@ describe('chaos: one API process, three worker processes, kill -9 every few seco
         const replies = record!.state.context.filter((m: Msg) => m.role === 'assistant');
         // Every reply exactly once, in order, completed.
         expect(replies.map((m) => m.id)).toEqual(Array.from({ length: TURNS }, (_, t) => `s${i}-t${t}`));
-        for (const reply of replies) {
-          expect(reply.finishedReason, reply.id).toBe('completed');
-          const results = new Map(
-            reply.content.filter((b): b is ToolResultBlock => b.type === 'tool_result').map((r) => [r.id, r]),
-          );
-          for (const call of reply.content.filter((b): b is ToolCallBlock => b.type === 'tool_call')) {
-            if (call.name !== 'deploy') continue;
-            deploys++;
-            storedCalls.add(call.id);
-            const executions = Number((await shared.book.get(`${keys.book}:exec:${call.id}`)) ?? 0);
-            const result = results.get(call.id)!;
-            expect(executions, `executions of ${call.id}`).toBeLessThanOrEqual(1);
-            if (result.state === 'success') expect(executions, `executions of ${call.id}`).toBe(1);
-            else {
-              expect(result.state).toBe('interrupted');
-              expect(JSON.stringify(result.output)).toMatch(/may or may not have taken effect/);
-              uncertain++;
-            }
-          }
-        }
+        for (const reply of replies) expect(reply.finishedReason, reply.id).toBe('completed');
+        const checked = await checkDeploys(replies, async (id) =>
+          Number((await shared.book.get(`${keys.book}:exec:${id}`)) ?? 0),
+        );
+        for (const id of checked.deploys) storedCalls.add(id);
+        deploys += checked.deploys.length;
+        uncertain += checked.uncertain;
       }
       // No deploy ran that the store does not know of.
       const executed = (await keysByPrefix(shared.book, `${keys.book}:exec:`)).map((k) =>

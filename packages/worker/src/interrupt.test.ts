@@ -4,8 +4,9 @@ import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { post, runEnd, world } from '../test/fixture';
 import { startProcess } from '../test/processes';
-import { REDIS_URL } from '../test/redis';
-import { as, readSse } from '../test/sse';
+import { REDIS_URL } from '@agentkit/test-redis';
+import { readSse } from '@agentkit/server/testing';
+import { as } from '@agentkit/test-fixtures';
 import { keysOf } from '../test/world';
 import { SessionLines } from './session-lines';
 
@@ -90,7 +91,7 @@ describe('interrupts', () => {
       redis.disconnect();
     }
     const marked = Date.now();
-    const messages = await stream;
+    const { messages } = await stream;
     const end = messages.find((m) => m.event.type === 'REPLY_END')!.event as ReplyEndEvent;
     expect(end.finishedReason).toBe('interrupted');
     // 80 words at 40 ms would take 3.2 s; the tick comes within 667 ms.

@@ -1,8 +1,8 @@
 import { type Msg, replayEvents } from '@agentkit/core';
 import type { LogEvent, RunStartEvent } from '@agentkit/server';
 import { describe, expect, it } from 'vitest';
-import { agentEvents, post, runEnd, world } from '../test/fixture';
-import { readSse } from '../test/sse';
+import { post, runEnd, world } from '../test/fixture';
+import { agentEvents, readSse } from '@agentkit/server/testing';
 import { keysOf } from '../test/world';
 
 /** The events of one reply (from its REPLY_START to its REPLY_END). */
@@ -22,7 +22,7 @@ describe('provider outages', () => {
     });
     // The provider goes down (for one call) after the first deploy was recorded.
     let down = false;
-    const messages = await readSse(res, {
+    const { messages } = await readSse(res, {
       until: (e) => {
         if (e.type === 'TOOL_RESULT_END' && !down) {
           down = true;

@@ -1,7 +1,7 @@
 import { replayEvents } from '@agentkit/core';
 import { describe, expect, it } from 'vitest';
-import { agentEvents, post, runEnd, settled, world } from '../test/fixture';
-import { readSse } from '../test/sse';
+import { post, runEnd, settled, world } from '../test/fixture';
+import { agentEvents, readSse } from '@agentkit/server/testing';
 import { keysOf } from '../test/world';
 import { SessionLines } from './session-lines';
 
@@ -15,7 +15,7 @@ describe('QueueRunner with a worker', () => {
       body: JSON.stringify({ input: 'Deploy.' }),
     });
     expect(res.status).toBe(200);
-    const messages = await readSse(res);
+    const { messages } = await readSse(res);
     expect(messages[0]!.event).toMatchObject({ type: 'RUN_START' });
     const end = messages.at(-1)!.event;
     expect(end).toMatchObject({ type: 'RUN_END', status: 'ended' });

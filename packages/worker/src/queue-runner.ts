@@ -19,7 +19,8 @@ import {
 import { type BackoffOptions, type KeepJobs, Queue, QueueEvents } from 'bullmq';
 import { isStaleEntry, newJobId } from './job-ids';
 import { planJob } from './plan-job';
-import { bullConnection, closeClient, ownClient, type QueueConnection } from './redis-connection';
+import { closeClient } from '@agentkit/storage-redis/connection';
+import { bullConnection, ownClient, type QueueConnection } from './redis-connection';
 import { REPLY_JOB, type ReplyJobData } from './reply-job';
 import { SessionLines } from './session-lines';
 

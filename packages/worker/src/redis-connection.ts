@@ -36,16 +36,3 @@ export function bullConnection(connection: QueueConnection): ConnectionOptions {
     ...options,
   } as ConnectionOptions;
 }
-
-/** Closes a client: QUIT, or a disconnect when it does not answer within a second. */
-export async function closeClient(client: Redis | Cluster): Promise<void> {
-  if (client.status === 'end') return;
-  if (client.status !== 'ready') {
-    client.disconnect();
-    return;
-  }
-  const ended = new Promise((resolve) => client.once('end', resolve));
-  client.quit().catch(() => {});
-  await Promise.race([ended, new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
-  if ((client.status as string) !== 'end') client.disconnect();
-}

@@ -1,14 +1,4 @@
-import { createHash } from 'node:crypto';
-
-/** A Lua script and its SHA1 (for `EVALSHA`). */
-export interface LuaScript {
-  lua: string;
-  sha: string;
-}
-
-function script(lua: string): LuaScript {
-  return { lua, sha: createHash('sha1').update(lua).digest('hex') };
-}
+import { luaScript as script } from '@agentkit/storage-redis/connection';
 
 /**
  * Takes a place in the session's line. KEYS: line, meta. ARGV: job id, `reject` or `queue`, ttl seconds.

@@ -1,30 +1,10 @@
-import { ConfigError, type SessionKey } from '@agentkit/core';
+import type { SessionKey } from '@agentkit/core';
+import { checkKeyPrefix, escapeKeyPart, type LuaScript, runScript } from '@agentkit/storage-redis/connection';
 import type { Cluster, Redis } from 'ioredis';
-import {
-  DROP_HEAD,
-  ENTER_USER,
-  INTERRUPT,
-  LEAVE,
-  type LuaScript,
-  PLACE,
-  RESERVE,
-} from './session-line-scripts';
+import { DROP_HEAD, ENTER_USER, INTERRUPT, LEAVE, PLACE, RESERVE } from './session-line-scripts';
 
 /** Lines and counters live this long after their last change (a week). */
 const TTL_SECONDS = 7 * 86_400;
-
-const LEFT_UNESCAPED_BY_URI = /[!'()*~]/g;
-
-/**
- * Escapes an id for a Redis key exactly as `@agentkit/storage-redis` does: every byte outside
- * `[A-Za-z0-9_.-]` becomes `%XX`, so no id can reach another session's keys or change the hash tag.
- */
-export function escapeKeyPart(id: string): string {
-  return encodeURIComponent(id).replace(
-    LEFT_UNESCAPED_BY_URI,
-    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`,
-  );
-}
 
 /** Where a job stands in its session's line. */
 export interface Place {
@@ -51,10 +31,7 @@ export class SessionLines {
     private readonly prefix: string,
     private readonly queueName: string,
   ) {
-    if (/[{}]/.test(prefix))
-      throw new ConfigError("keyPrefix must not contain '{' or '}' (they would change the hash tag).", {
-        field: 'keyPrefix',
-      });
+    checkKeyPrefix(prefix);
   }
 
   /**
@@ -133,12 +110,7 @@ export class SessionLines {
     return `${this.prefix}:{${escapeKeyPart(userId)}}:running:${escapeKeyPart(this.queueName)}`;
   }
 
-  private async run(script: LuaScript, keys: string[], args: Array<string | number>): Promise<unknown> {
-    try {
-      return await this.client.evalsha(script.sha, keys.length, ...keys, ...args);
-    } catch (error) {
-      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-      return await this.client.eval(script.lua, keys.length, ...keys, ...args);
-    }
+  private run(script: LuaScript, keys: string[], args: Array<string | number>): Promise<unknown> {
+    return runScript(this.client, script, keys, args);
   }
 }

@@ -1,8 +1,8 @@
 import { type Msg, replayEvents, type ToolResultBlock } from '@agentkit/core';
 import { describe, expect, it } from 'vitest';
-import { agentEvents, world } from '../test/fixture';
+import { world } from '../test/fixture';
 import { startProcess } from '../test/processes';
-import { readSse } from '../test/sse';
+import { agentEvents, readSse, type SseEntry } from '@agentkit/server/testing';
 import { keysOf } from '../test/world';
 
 describe('graceful shutdown (SIGTERM)', () => {
@@ -14,7 +14,7 @@ describe('graceful shutdown (SIGTERM)', () => {
       headers: { Accept: 'text/event-stream' },
       body: JSON.stringify({ input: 'Deploy.' }),
     });
-    const messages: Awaited<ReturnType<typeof readSse>> = [];
+    const messages: SseEntry[] = [];
     let stopped: Promise<number | null> | undefined;
     let stoppedAt = 0;
     let second: Awaited<ReturnType<typeof startProcess>> | undefined;
@@ -45,7 +45,7 @@ describe('graceful shutdown (SIGTERM)', () => {
     expect(job.stalledCounter).toBe(0);
     second = await startProcess('worker-process.ts', w.config);
     try {
-      messages.push(...(await all));
+      messages.push(...(await all).messages);
     } finally {
       await second.kill();
     }

@@ -13,7 +13,8 @@ import { type AgentFactory, type LogEvent, type ReplyRunOutcome, runReply } from
 import { DelayedError, Job, Queue, UnrecoverableError, WaitingError, Worker } from 'bullmq';
 import { isStaleEntry } from './job-ids';
 import { DEFAULT_QUEUE_NAME } from './queue-runner';
-import { bullConnection, closeClient, ownClient } from './redis-connection';
+import { closeClient } from '@agentkit/storage-redis/connection';
+import { bullConnection, ownClient } from './redis-connection';
 import {
   type Attempt,
   answersAwaiting,

@@ -1,49 +1,17 @@
-import { type AgentEvent, type Msg, replayEvents, type ToolResultBlock } from '@agentkit/core';
-import type { LogEvent, RunStartEvent } from '@agentkit/server';
+import { type Msg, replayEvents, type ToolResultBlock } from '@agentkit/core';
+import type { RunStartEvent } from '@agentkit/server';
+import { agentEvents, SseReader } from '@agentkit/server/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startProcess, type TestProcess } from '../test/processes';
-import { deleteByPrefix, uniquePrefix } from '../test/redis';
+import { deleteByPrefix, uniquePrefix } from '@agentkit/test-redis';
 import { openShared, worldServer } from '../test/setup';
-import { as } from '../test/sse';
+import { as } from '@agentkit/test-fixtures';
 import { keysOf, type WorldConfig } from '../test/world';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-/** Reads an SSE response message by message (the test decides when to kill a worker in between). */
-function sseReader(response: Response) {
-  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = '';
-  const messages: Array<{ id?: string; event: LogEvent; at: number }> = [];
-  return {
-    messages,
-    async until(stop: (event: LogEvent) => boolean): Promise<LogEvent> {
-      for (;;) {
-        let end = buffer.indexOf('\n\n');
-        while (end < 0) {
-          const { value, done } = await reader.read();
-          if (done) throw new Error('the stream ended');
-          buffer += value;
-          end = buffer.indexOf('\n\n');
-        }
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const data = block
-          .split('\n')
-          .filter((l) => l.startsWith('data:'))
-          .map((l) => l.slice(5).trim())
-          .join('');
-        if (!data) continue;
-        const event = JSON.parse(data) as LogEvent;
-        messages.push({ event, at: Date.now() });
-        if (stop(event)) return event;
-      }
-    },
-    cancel: () => reader.cancel().catch(() => {}),
-  };
-}
 
 async function world(config: WorldConfig) {
   const shared = openShared(config);
@@ -63,9 +31,6 @@ async function world(config: WorldConfig) {
   return { shared, server, worker, user: as('alice', server.url) };
 }
 
-const agentEvents = (messages: Array<{ event: LogEvent }>) =>
-  messages.map((m) => m.event).filter((e) => !e.type.startsWith('RUN_')) as AgentEvent[];
-
 describe('a worker killed mid-reply (kill -9)', () => {
   for (const when of ['after a recorded deploy', 'during a deploy'] as const)
     it(`another worker continues from the last checkpoint (${when}); the client's stream ends as the stored message`, async () => {
@@ -77,22 +42,22 @@ describe('a worker killed mid-reply (kill -9)', () => {
         headers: { Accept: 'text/event-stream' },
         body: JSON.stringify({ input: 'Deploy.' }),
       });
-      const stream = sseReader(res);
+      const stream = new SseReader(res);
       let deployId = '';
       if (when === 'after a recorded deploy') {
         await stream.until((e) => e.type === 'TOOL_RESULT_END');
         await new Promise((r) => setTimeout(r, 80)); // its checkpoint lands; the next model call takes 150 ms
       } else {
         const call = await stream.until((e) => e.type === 'TOOL_CALL_END');
-        deployId = (call as { toolCallId: string }).toolCallId;
+        deployId = (call.event as { toolCallId: string }).toolCallId;
         await new Promise((r) => setTimeout(r, 200)); // the deploy runs for 600 ms
       }
       await first.kill();
       const killedAt = Date.now();
       await w.worker();
-      const restart = await stream.until((e) => e.type === 'RUN_START');
+      const restart = (await stream.until((e) => e.type === 'RUN_START')).event;
       const tookOverAfter = Date.now() - killedAt;
-      const next = await stream.until(() => true);
+      const next = (await stream.until(() => true)).event;
       await stream.until((e) => e.type === 'RUN_END');
       await stream.cancel();
 

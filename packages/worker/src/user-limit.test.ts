@@ -1,7 +1,7 @@
 import type { RunEndEvent, RunStartEvent } from '@agentkit/server';
 import { describe, expect, it } from 'vitest';
 import { post, runEnd, world } from '../test/fixture';
-import { as } from '../test/sse';
+import { as } from '@agentkit/test-fixtures';
 
 describe('maxRunningRepliesPerUser', () => {
   it("runs one user's replies one at a time across sessions while other users' run beside them", async () => {

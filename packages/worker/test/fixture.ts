@@ -1,12 +1,10 @@
-import type { AgentEvent } from '@agentkit/core';
-import type { LogEvent } from '@agentkit/server';
 import { afterEach } from 'vitest';
 import type { QueueRunnerOptions } from '../src/queue-runner';
 import type { ReplyWorker } from '../src/start-worker';
 import type { StartWorkerOptions } from '../src/start-worker-options';
-import { deleteByPrefix, uniquePrefix } from './redis';
+import { deleteByPrefix, uniquePrefix } from '@agentkit/test-redis';
 import { openShared, worldServer, worldWorker } from './setup';
-import { as } from './sse';
+import { as } from '@agentkit/test-fixtures';
 import type { WorldConfig } from './world';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -37,9 +35,6 @@ export async function world(
   };
   return { config, shared, server, workers, addWorker, user: as('alice', server.url) };
 }
-
-export const agentEvents = (messages: Array<{ event: LogEvent }>) =>
-  messages.map((m) => m.event).filter((e) => !e.type.startsWith('RUN_')) as AgentEvent[];
 
 /** Posts a reply in the background (202) and returns the run id. */
 export async function post(user: ReturnType<typeof as>, sessionId: string, body: object, agent = 'ops') {

@@ -11,7 +11,7 @@ import { Redis } from 'ioredis';
 import { QueueRunner, type QueueRunnerOptions } from '../src/queue-runner';
 import { type ReplyWorker, startWorker } from '../src/start-worker';
 import type { StartWorkerOptions } from '../src/start-worker-options';
-import { REDIS_URL } from './redis';
+import { REDIS_URL } from '@agentkit/test-redis';
 import { keysOf, silent, type WorldConfig, worldAgents } from './world';
 
 /** Options every test process uses, fast enough for tests: takeover within about 3 s. */

@@ -13,6 +13,7 @@ import {
   type Tool,
 } from '@agentkit/core';
 import type { AgentDefinition } from '@agentkit/server';
+import { lookupTool, nextToolCall } from '@agentkit/test-fixtures/chaos';
 import type { Redis } from 'ioredis';
 
 export const silent: Logger = { warn: () => {}, error: () => {} };
@@ -82,15 +83,6 @@ function deployTool(redis: Redis, config: WorldConfig, sessionId: string, needsC
 const DEL_IF_MINE =
   "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
 
-/** An idempotent lookup: running it again after a crash is fine. */
-const lookupTool: Tool = defineTool({
-  name: 'lookup',
-  description: 'Look something up',
-  inputSchema: { type: 'object', properties: { n: { type: 'number' } } },
-  idempotent: true,
-  execute: () => 'found it',
-});
-
 /**
  * A stateless model, like a real one: from the conversation it decides the next step of a reply — three
  * tool calls (deploy, lookup, deploy), then an answer — with ids unique to the reply; the session is
@@ -113,19 +105,11 @@ function opsModel(redis: Redis, config: WorldConfig, sessionId: string): ChatMod
       if (request.signal.aborted) throw request.signal.reason;
       if ((await redis.decr(outage)) >= 0)
         throw new ModelError('rate_limit', 'The provider is overloaded.', { status: 429 });
-      const reply = request.messages.findLast((m) => m.role === 'assistant');
-      const done = reply ? reply.content.filter((b) => b.type === 'tool_result').length : 0;
-      if (reply && done < 3)
-        yield {
-          type: 'tool_call',
-          id: `${reply.id}-c${done}`,
-          name: done === 1 ? 'lookup' : 'deploy',
-          delta: JSON.stringify({ n: done }),
-        };
-      else {
-        const words = `done after ${done} tools`.split(' ');
-        for (const word of words) yield { type: 'text', delta: `${word} ` };
-      }
+      const next = nextToolCall(request.messages);
+      if (!('answerAfter' in next)) yield next;
+      else
+        for (const word of `done after ${next.answerAfter} tools`.split(' '))
+          yield { type: 'text', delta: `${word} ` };
     },
   };
 }

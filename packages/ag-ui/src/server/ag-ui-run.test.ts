@@ -1,9 +1,11 @@
 import { Agent, defineTool, ModelError } from '@agentkit/core';
 import { ScriptedModel, textChunks, toolCallChunk } from '@agentkit/core/testing';
-import { EventType, type Message, type RunFinishedEvent } from '@ag-ui/core';
+import { readSse } from '@agentkit/server/testing';
+import { type AGUIEvent, EventType, type Message, type RunFinishedEvent } from '@ag-ui/core';
 import { EventSchema } from '@ag-ui/core/schemas';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { agentAs, crashedState, opsAgent, startServer, waitFor } from '../../test/helpers';
+import { crashedState, deployAgent, waitFor } from '@agentkit/test-fixtures';
+import { agentAs, startServer } from '../../test/helpers';
 import { toAgUiMessages } from '../index';
 
 type Served = Awaited<ReturnType<typeof startServer>>;
@@ -67,7 +69,7 @@ describe('POST /agents/:agentId/ag-ui with the AG-UI HttpAgent', () => {
 
   it('interrupts for approval and continues in the next run with the resume answer', async () => {
     const runs: string[] = [];
-    served = await startServer({ agents: { ops: opsAgent(runs, { confirm: true }) } });
+    served = await startServer({ agents: { ops: deployAgent(runs, { confirm: true }) } });
     const { agent, events, invalid } = agentAs('alice', served.endpoint, 'thread-2');
     agent.addMessage(userText('u1', 'Deploy billing.'));
     await agent.runAgent();
@@ -108,7 +110,7 @@ describe('POST /agents/:agentId/ag-ui with the AG-UI HttpAgent', () => {
 
   it('denies a cancelled interrupt: the tool never runs', async () => {
     const runs: string[] = [];
-    served = await startServer({ agents: { ops: opsAgent(runs, { confirm: true }) } });
+    served = await startServer({ agents: { ops: deployAgent(runs, { confirm: true }) } });
     const { agent, events } = agentAs('alice', served.endpoint, 'thread-3');
     agent.addMessage(userText('u1', 'Deploy billing.'));
     await agent.runAgent();
@@ -152,7 +154,7 @@ describe('POST /agents/:agentId/ag-ui with the AG-UI HttpAgent', () => {
   });
 
   it('maps an interrupted reply to RUN_FINISHED cancelled', async () => {
-    served = await startServer({ agents: { ops: opsAgent([], { delayMs: 5_000 }) } });
+    served = await startServer({ agents: { ops: deployAgent([], { delayMs: 5_000 }) } });
     const { agent, events, invalid } = agentAs('alice', served.endpoint, 'thread-5');
     agent.addMessage(userText('u1', 'Deploy billing.'));
     const running = agent.runAgent();
@@ -173,7 +175,7 @@ describe('POST /agents/:agentId/ag-ui with the AG-UI HttpAgent', () => {
   it('maps a failed reply to RUN_ERROR', async () => {
     served = await startServer({
       agents: {
-        ops: opsAgent([], {
+        ops: deployAgent([], {
           script: [{ error: new ModelError('rate_limit', 'The rate limit was hit.', { retryable: false }) }],
         }),
       },
@@ -191,7 +193,7 @@ describe('POST /agents/:agentId/ag-ui with the AG-UI HttpAgent', () => {
   });
 
   it('ends a run whose input leaves an interrupt open with RUN_ERROR, and refuses bad bodies with 400', async () => {
-    served = await startServer({ agents: { ops: opsAgent([], { confirm: true }) } });
+    served = await startServer({ agents: { ops: deployAgent([], { confirm: true }) } });
     const { agent } = agentAs('alice', served.endpoint, 'thread-7');
     agent.addMessage(userText('u1', 'Deploy billing.'));
     await agent.runAgent();
@@ -219,10 +221,7 @@ describe('POST /agents/:agentId/ag-ui with the AG-UI HttpAgent', () => {
     ]) {
       const response = await post(body);
       expect(response.status).toBe(200);
-      const events = (await response.text())
-        .split('\n')
-        .filter((l) => l.startsWith('data: '))
-        .map((l) => JSON.parse(l.slice(6)));
+      const events = (await readSse<AGUIEvent>(response)).messages.map((m) => m.event);
       for (const e of events) expect(EventSchema.safeParse(e).success).toBe(true);
       expect(events.map((e) => e.type)).toEqual([EventType.RUN_STARTED, EventType.RUN_ERROR]);
       expect(events[1]).toMatchObject({ code: 'INVALID_INPUT' });
@@ -238,7 +237,7 @@ describe('POST /agents/:agentId/ag-ui with the AG-UI HttpAgent', () => {
     const runs: string[] = [];
     served = await startServer({
       agents: {
-        ops: opsAgent(runs, {
+        ops: deployAgent(runs, {
           script: [[toolCallChunk('deploy', { service: 'search' }, 'c9')], textChunks('Done.')],
         }),
       },
@@ -258,7 +257,7 @@ describe('POST /agents/:agentId/ag-ui with the AG-UI HttpAgent', () => {
 
   it('finishes the new reply, not the unfinished one it replaces', async () => {
     const runs: string[] = [];
-    served = await startServer({ agents: { ops: opsAgent(runs, { confirm: true }) } });
+    served = await startServer({ agents: { ops: deployAgent(runs, { confirm: true }) } });
     await served.store.upsertSession('alice', 'ops', 'thread-9', { state: await crashedState() });
     const { agent, events, invalid } = agentAs('alice', served.endpoint, 'thread-9');
     agent.addMessage(userText('u2', 'Deploy billing.'));

@@ -1,6 +1,5 @@
 import { AgentkitError, InvalidInputError } from '@agentkit/core';
-import { type ServerExtension, type SseMessage, TooManyRepliesError } from '@agentkit/server';
-import type { AGUIEvent } from '@ag-ui/core';
+import { followRun, type ServerExtension, TooManyRepliesError, toSseMessages } from '@agentkit/server';
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { z } from 'zod';
 import { AgUiEventMapper, type AgUiEventMapperOptions } from '../ag-ui-event-mapper';
@@ -102,30 +101,13 @@ export function agUiRun(options: AgUiRunOptions = {}): ServerExtension {
           'Cache-Control': 'no-cache',
         });
       }
-      return server.follow(c, {
-        session,
-        after: run.after,
-        isLast: (e) => e.event.type === 'RUN_END' && e.event.runId === run.runId,
-        settled: async () => {
-          const { userId, agentId, sessionId } = session;
-          return (await server.options.store.getLease(userId, agentId, sessionId)) === null;
-        },
-        render: ({ id, event }) => {
-          if (event.type === 'RUN_START')
-            return event.runId === run.runId ? messages(id, mapper.start()) : [];
-          if (event.type === 'RUN_END')
-            return event.runId === run.runId ? messages(id, mapper.finish(event)) : [];
-          return messages(id, mapper.push(event));
-        },
+      return followRun(c, server, session, run, ({ id, event }) => {
+        if (event.type === 'RUN_START')
+          return event.runId === run.runId ? toSseMessages(id, mapper.start()) : [];
+        if (event.type === 'RUN_END')
+          return event.runId === run.runId ? toSseMessages(id, mapper.finish(event)) : [];
+        return toSseMessages(id, mapper.push(event));
       });
     });
   };
-}
-
-/** One SSE message per event; the log entry's id goes on the last one. */
-function messages(id: string | undefined, events: readonly AGUIEvent[]): SseMessage[] {
-  return events.map((event, i) => ({
-    ...(id !== undefined && i === events.length - 1 ? { id } : {}),
-    data: JSON.stringify(event),
-  }));
 }

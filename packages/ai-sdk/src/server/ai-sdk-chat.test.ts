@@ -1,5 +1,6 @@
 import { Agent, type AgentState, defineTool, getText, ModelError, replayEvents } from '@agentkit/core';
 import { ScriptedModel, textChunks, toolCallChunk } from '@agentkit/core/testing';
+import { agentEvents, readSse } from '@agentkit/server/testing';
 import {
   lastAssistantMessageIsCompleteWithApprovalResponses,
   lastAssistantMessageIsCompleteWithToolCalls,
@@ -7,7 +8,8 @@ import {
   type UIMessage,
 } from 'ai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { chatAs, crashedState, opsAgent, startServer, waitFor } from '../../test/helpers';
+import { crashedState, deployAgent, waitFor } from '@agentkit/test-fixtures';
+import { chatAs, startServer } from '../../test/helpers';
 
 type Served = Awaited<ReturnType<typeof startServer>>;
 let served: Served | undefined;
@@ -56,7 +58,7 @@ describe('POST /agents/:agentId/chat with the AI SDK chat client', () => {
 
   it('asks for approval and resumes the paused reply with the answer the chat sends back', async () => {
     const runs: string[] = [];
-    served = await startServer({ agents: { ops: opsAgent(runs, { confirm: true }) } });
+    served = await startServer({ agents: { ops: deployAgent(runs, { confirm: true }) } });
     const { chat, recorded } = chatAs('alice', served.api, {
       id: 'chat-2',
       sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
@@ -106,7 +108,7 @@ describe('POST /agents/:agentId/chat with the AI SDK chat client', () => {
   it('denies the call when the user refuses: the tool never runs and the part shows the denial', async () => {
     const runs: string[] = [];
     served = await startServer({
-      agents: { ops: opsAgent(runs, { confirm: true }) },
+      agents: { ops: deployAgent(runs, { confirm: true }) },
     });
     const { chat } = chatAs('alice', served.api, {
       id: 'chat-3',
@@ -188,7 +190,9 @@ describe('POST /agents/:agentId/chat with the AI SDK chat client', () => {
 
   it('keeps sessions per chat id and per user, and continues the conversation in later requests', async () => {
     served = await startServer({
-      agents: { ops: opsAgent([], { script: [textChunks('First answer.'), textChunks('Second answer.')] }) },
+      agents: {
+        ops: deployAgent([], { script: [textChunks('First answer.'), textChunks('Second answer.')] }),
+      },
     });
     const alice = chatAs('alice', served.api, { id: 'shared-id' });
     await alice.chat.sendMessage({ text: 'One' });
@@ -205,7 +209,7 @@ describe('POST /agents/:agentId/chat with the AI SDK chat client', () => {
   });
 
   it('maps an interrupted reply to abort and finish interrupted', async () => {
-    served = await startServer({ agents: { ops: opsAgent([], { delayMs: 5_000 }) } });
+    served = await startServer({ agents: { ops: deployAgent([], { delayMs: 5_000 }) } });
     const { transport, recorded } = chatAs('alice', served.api);
     const stream = await transport.sendMessages({
       trigger: 'submit-message',
@@ -243,7 +247,7 @@ describe('POST /agents/:agentId/chat with the AI SDK chat client', () => {
   it('maps a failed reply to an error chunk; the chat ends in its error state', async () => {
     served = await startServer({
       agents: {
-        ops: opsAgent([], {
+        ops: deployAgent([], {
           script: [
             {
               error: new ModelError('rate_limit', 'The model provider’s rate limit was hit.', {
@@ -268,7 +272,7 @@ describe('POST /agents/:agentId/chat with the AI SDK chat client', () => {
   });
 
   it('answers 400 to bad requests and 409 to a new message while the reply waits for approval', async () => {
-    served = await startServer({ agents: { ops: opsAgent([], { confirm: true }) } });
+    served = await startServer({ agents: { ops: deployAgent([], { confirm: true }) } });
     const post = (body: unknown) =>
       fetch(served!.api, {
         method: 'POST',
@@ -306,7 +310,7 @@ describe('a reply whose process stopped', () => {
     const runs: string[] = [];
     served = await startServer({
       agents: {
-        ops: opsAgent(runs, {
+        ops: deployAgent(runs, {
           script: [[toolCallChunk('deploy', { service: 'search' }, 'c9')], textChunks('Done.')],
         }),
       },
@@ -351,7 +355,9 @@ describe('a reply whose process stopped', () => {
   });
 
   it('shows only the new reply when a new message replaces the unfinished one', async () => {
-    served = await startServer({ agents: { ops: opsAgent([], { script: [textChunks('Fresh answer.')] }) } });
+    served = await startServer({
+      agents: { ops: deployAgent([], { script: [textChunks('Fresh answer.')] }) },
+    });
     const crash = await crashedState();
     await served.store.upsertSession('alice', 'ops', 'chat-10', { state: crash });
     const { chat, recorded } = chatAs('alice', served.api, { id: 'chat-10' });
@@ -381,7 +387,7 @@ describe('GET /agents/:agentId/chat/:sessionId/stream (resume)', () => {
 
   it('replays the running reply from its start and follows it live; the chat rebuilds the whole message', async () => {
     const runs: string[] = [];
-    served = await startServer({ agents: { ops: opsAgent(runs, { delayMs: 1_500 }) } });
+    served = await startServer({ agents: { ops: deployAgent(runs, { delayMs: 1_500 }) } });
     const first = chatAs('alice', served.api, { id: 'chat-7' });
     const sending = first.chat.sendMessage({ text: 'Deploy billing.' });
     await waitFor(
@@ -415,13 +421,8 @@ describe('the log the chat route streams from', () => {
     const events = await fetch(`${served.url}/agents/ops/sessions/chat-8/events`, {
       headers: { Authorization: 'Bearer alice' },
     });
-    const text = await events.text();
-    const agentEvents = text
-      .split('\n')
-      .filter((l) => l.startsWith('data: '))
-      .map((l) => JSON.parse(l.slice(6)))
-      .filter((e) => !e.type.startsWith('RUN_'));
+    const { messages } = await readSse(events);
     const stored = await served.store.getSession('alice', 'ops', 'chat-8');
-    expect(replayEvents(agentEvents)).toEqual(stored!.state.context.at(-1));
+    expect(replayEvents(agentEvents(messages))).toEqual(stored!.state.context.at(-1));
   });
 });

@@ -1,10 +1,15 @@
 import { InvalidInputError, isInputEvent, type Msg } from '@agentkit/core';
-import { type LogEvent, type ServerExtension, type SseMessage, TooManyRepliesError } from '@agentkit/server';
+import {
+  followRun,
+  latestReplyStart,
+  type ServerExtension,
+  TooManyRepliesError,
+  toSseMessages,
+} from '@agentkit/server';
 import { safeValidateUIMessages, UI_MESSAGE_STREAM_HEADERS } from 'ai';
 import { z } from 'zod';
 import { replyInputFromUIMessages } from '../reply-input-from-ui-messages';
 import { UIMessageMapper, type UIMessageMapperOptions } from '../ui-message-mapper';
-import { latestReplyStart } from './latest-reply-start';
 
 /** Options of {@link aiSdkChat}. */
 export interface AiSdkChatOptions extends Pick<UIMessageMapperOptions, 'reasoning'> {}
@@ -79,22 +84,13 @@ export function aiSdkChat(options: AiSdkChatOptions = {}): ServerExtension {
         : undefined;
       const mapper = new UIMessageMapper({ ...options, usage: resumed?.usage ?? null });
       for (const [name, value] of Object.entries(UI_MESSAGE_STREAM_HEADERS)) c.header(name, value);
-      return server.follow(c, {
-        session,
-        after: run.after,
-        isLast: (e) => e.event.type === 'RUN_END' && e.event.runId === run.runId,
-        settled: async () => {
-          const { userId, agentId, sessionId } = session;
-          return (await server.options.store.getLease(userId, agentId, sessionId)) === null;
-        },
-        render: ({ id, event }) => {
-          if (event.type === 'RUN_START') return [];
-          if (event.type === 'RUN_END')
-            return event.runId === run.runId
-              ? [...messages(id, mapper.finish(event)), { data: '[DONE]' }]
-              : [];
-          return messages(id, mapper.push(event));
-        },
+      return followRun(c, server, session, run, ({ id, event }) => {
+        if (event.type === 'RUN_START') return [];
+        if (event.type === 'RUN_END')
+          return event.runId === run.runId
+            ? [...toSseMessages(id, mapper.finish(event)), { data: '[DONE]' }]
+            : [];
+        return toSseMessages(id, mapper.push(event));
       });
     });
 
@@ -119,24 +115,7 @@ export function aiSdkChat(options: AiSdkChatOptions = {}): ServerExtension {
         store.getLease(userId, agentId, sessionId),
       ]);
       if (!record || !lease) return c.body(null, 204);
-      const start = await latestReplyStart(server.log, session);
-      let after: string | null;
-      let prelude: LogEvent[] | undefined;
-      if (start.found) after = start.after;
-      else {
-        // The log no longer has the reply's start: begin with the reply as saved.
-        after = await server.log.lastId(session);
-        const saved = findReply(record.state.context, record.state.reply?.id);
-        if (saved)
-          prelude = [
-            {
-              type: 'REPLY_SNAPSHOT',
-              replyId: saved.id,
-              message: saved,
-              createdAt: new Date().toISOString(),
-            },
-          ];
-      }
+      const { after, prelude } = await latestReplyStart(server.log, session, record.state);
       const mapper = new UIMessageMapper(options);
       for (const [name, value] of Object.entries(UI_MESSAGE_STREAM_HEADERS)) c.header(name, value);
       return server.follow(c, {
@@ -147,19 +126,11 @@ export function aiSdkChat(options: AiSdkChatOptions = {}): ServerExtension {
         ...(prelude ? { prelude } : {}),
         render: ({ id, event }) => {
           if (event.type === 'RUN_START') return [];
-          return messages(id, event.type === 'RUN_END' ? mapper.finish(event) : mapper.push(event));
+          return toSseMessages(id, event.type === 'RUN_END' ? mapper.finish(event) : mapper.push(event));
         },
       });
     });
   };
-}
-
-/** One SSE message per chunk; the log entry's id goes on the last one (where a reconnect would resume). */
-function messages(id: string | undefined, chunks: readonly unknown[]): SseMessage[] {
-  return chunks.map((chunk, i) => ({
-    ...(id !== undefined && i === chunks.length - 1 ? { id } : {}),
-    data: JSON.stringify(chunk),
-  }));
 }
 
 function findReply(context: readonly Msg[] | undefined, id: string | undefined): Msg | undefined {

@@ -1,23 +1,9 @@
-import { ConfigError, type SessionKey } from '@agentkit/core';
-
-const LEFT_UNESCAPED_BY_URI = /[!'()*~]/g;
-
-/**
- * Escapes an id for use inside a Redis key, exactly as `@agentkit/storage-redis` does: every byte of its
- * UTF-8 form outside `[A-Za-z0-9_.-]` becomes `%XX`. The result never contains `:`, `{`, `}`, `*` or `%`
- * other than as an escape, so an id can neither reach another session's keys nor change the hash tag;
- * the mapping is one-to-one. (The id must be well-formed Unicode.)
- */
-export function escapeKeyPart(id: string): string {
-  return encodeURIComponent(id).replace(
-    LEFT_UNESCAPED_BY_URI,
-    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`,
-  );
-}
+import type { SessionKey } from '@agentkit/core';
+import { checkKeyPrefix, escapeKeyPart } from '@agentkit/storage-redis/connection';
 
 /**
- * The keys and channels of the event log. Layout (with `P` the key prefix, ids escaped by
- * {@link escapeKeyPart}):
+ * The keys and channels of the event log. Layout (with `P` the key prefix, ids escaped by `escapeKeyPart`
+ * of `@agentkit/storage-redis`, as the store's):
  * - `P:{user:agent}:events:session`: stream, the session's log (one entry per event, field `e`);
  * - `P:{user:agent}:wake:session`: channel, the id of the newest entry after each append (sharded
  *   pub/sub on Redis Cluster: it lives on the node of the stream);
@@ -32,11 +18,7 @@ export class EventLogKeys {
   readonly interrupts: string;
 
   constructor(private readonly prefix: string) {
-    if (typeof prefix !== 'string' || /[{}]/.test(prefix))
-      throw new ConfigError(
-        `keyPrefix must be a string without '{' or '}' (they would change the Redis Cluster hash tag).`,
-        { field: 'keyPrefix' },
-      );
+    checkKeyPrefix(prefix);
     this.interrupts = `${prefix}:interrupts`;
   }
 

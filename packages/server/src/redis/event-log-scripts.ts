@@ -1,14 +1,4 @@
-import { createHash } from 'node:crypto';
-
-/** A Lua script and its SHA1 (for `EVALSHA`). */
-export interface LuaScript {
-  lua: string;
-  sha: string;
-}
-
-function script(lua: string): LuaScript {
-  return { lua, sha: createHash('sha1').update(lua).digest('hex') };
-}
+import { luaScript as script } from '@agentkit/storage-redis/connection';
 
 /**
  * Appends events to a session's stream, refreshes its TTL and announces the newest id, in one round trip.

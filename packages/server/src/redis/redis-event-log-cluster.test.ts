@@ -1,5 +1,5 @@
 import type { Logger } from '@agentkit/core';
-import { Cluster, Redis } from 'ioredis';
+import { Cluster } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   type RedisCluster,
@@ -7,7 +7,7 @@ import {
   keysByPrefix,
   startRedisCluster,
   uniquePrefix,
-} from '../../test/redis-server';
+} from '@agentkit/test-redis';
 import { eventLogConformanceCases } from '../testing';
 import { EventLogKeys } from './event-log-keys';
 import { RedisEventLog } from './redis-event-log';
@@ -19,22 +19,16 @@ let client: Cluster;
 const root = uniquePrefix('event-log-cluster');
 const prefixes: string[] = [];
 const logs: RedisEventLog[] = [];
-
-function newClusterClient(): Cluster {
-  return new Cluster(cluster.nodes, { enableOfflineQueue: true, redisOptions: { maxRetriesPerRequest: 0 } });
-}
+const others: Cluster[] = [];
 
 beforeAll(async () => {
   cluster = await startRedisCluster(3);
-  client = newClusterClient();
-  await new Promise<void>((resolve, reject) => {
-    client.once('ready', resolve);
-    client.once('error', reject);
-  });
+  client = await cluster.connect();
 }, 60_000);
 
 afterEach(async () => {
   await Promise.all(logs.splice(0).map((log) => log.close()));
+  await Promise.all(others.splice(0).map((other) => other.quit()));
   for (const prefix of prefixes.splice(0)) await deleteByPrefix(client, prefix);
 });
 
@@ -55,6 +49,29 @@ function open(label: string, options: { client?: Cluster } = {}): { log: RedisEv
   return { log, keys: new EventLogKeys(keyPrefix) };
 }
 
+/** A log on the prefix of the last `open`, as another process would have: a cluster client of its own. */
+async function openFollower(recheckIntervalMs: number): Promise<RedisEventLog> {
+  const other = await cluster.connect();
+  others.push(other);
+  const follower = new RedisEventLog({
+    client: other,
+    keyPrefix: prefixes.at(-1)!,
+    logger: silent,
+    recheckIntervalMs,
+  });
+  logs.push(follower);
+  return follower;
+}
+
+/** How many sharded subscribers `channel` has on each master. */
+function shardSubscribers(channel: string): Promise<number[]> {
+  return Promise.all(
+    client
+      .nodes('master')
+      .map(async (m) => Number(((await m.call('PUBSUB', 'SHARDNUMSUB', channel)) as unknown[])[1])),
+  );
+}
+
 describe('RedisEventLog conformance (Redis Cluster, 3 masters)', () => {
   const factory = async ({ maxEntriesPerSession }: { maxEntriesPerSession?: number }) => {
     const keyPrefix = `${root}:conformance:${Math.random().toString(36).slice(2)}`;
@@ -64,7 +81,7 @@ describe('RedisEventLog conformance (Redis Cluster, 3 masters)', () => {
       log: new RedisEventLog({ ...options, client }),
       // Another process: its own cluster client.
       openAnother: async () => {
-        const other = newClusterClient();
+        const other = await cluster.connect();
         others.push(other);
         return new RedisEventLog({ ...options, client: other });
       },
@@ -90,55 +107,34 @@ describe('RedisEventLog on Redis Cluster', () => {
       expect((await log.read(session, null, 10)).map((e) => e.event)).toEqual([{ type: 'USER_INTERRUPT' }]);
     }
     expect(slots.size).toBeGreaterThan(1);
-    const masters = cluster.nodes.map((n) => new Redis(n));
-    try {
-      const counts = await Promise.all(masters.map((m) => m.dbsize()));
-      expect(counts.filter((c) => c > 0).length).toBeGreaterThan(1);
-    } finally {
-      for (const m of masters) m.disconnect();
-    }
+    expect((await cluster.keysPerMaster()).filter((keys) => keys > 0).length).toBeGreaterThan(1);
   });
 
   it('wakes followers through sharded pub/sub: the channel is subscribed on the node of the stream only', async () => {
     const { log, keys } = open('sharded');
-    const other = newClusterClient();
-    try {
-      const follower = new RedisEventLog({
-        client: other,
-        keyPrefix: prefixes.at(-1)!,
-        logger: silent,
-        recheckIntervalMs: 60_000,
-      });
-      logs.push(follower);
-      const session = { userId: 'u', agentId: 'a', sessionId: 's' };
-      const [id] = await log.append(session, [{ type: 'USER_INTERRUPT' }]);
-      const controller = new AbortController();
-      const waiting = follower.waitFor(session, id!, 60_000, controller.signal);
-      const channel = keys.wakeChannel(session);
-      const slot = Number(await client.cluster('KEYSLOT', channel));
-      const owner = client.slots[slot]![0]!;
-      const masters = client.nodes('master');
-      // Wait for the subscription, then check where it is.
-      let counts: number[] = [];
-      const deadline = Date.now() + 10_000;
-      do {
-        counts = await Promise.all(
-          masters.map(async (m) =>
-            Number(((await m.call('PUBSUB', 'SHARDNUMSUB', channel)) as unknown[])[1]),
-          ),
-        );
-        if (counts.some((c) => c > 0)) break;
-        await new Promise((r) => setTimeout(r, 50));
-      } while (Date.now() < deadline);
-      const ownerIndex = masters.findIndex((m) => `${m.options.host}:${m.options.port}` === owner);
-      expect(counts.map((c, i) => (i === ownerIndex ? c > 0 : c === 0))).toEqual([true, true, true]);
-      const started = Date.now();
-      await log.append(session, [{ type: 'USER_INTERRUPT' }]);
-      await waiting;
-      expect(Date.now() - started).toBeLessThan(5000);
-    } finally {
-      await other.quit();
-    }
+    const follower = await openFollower(60_000);
+    const session = { userId: 'u', agentId: 'a', sessionId: 's' };
+    const [id] = await log.append(session, [{ type: 'USER_INTERRUPT' }]);
+    const controller = new AbortController();
+    const waiting = follower.waitFor(session, id!, 60_000, controller.signal);
+    const channel = keys.wakeChannel(session);
+    const slot = Number(await client.cluster('KEYSLOT', channel));
+    const owner = client.slots[slot]![0]!;
+    const masters = client.nodes('master');
+    // Wait for the subscription, then check where it is.
+    let counts: number[] = [];
+    const deadline = Date.now() + 10_000;
+    do {
+      counts = await shardSubscribers(channel);
+      if (counts.some((c) => c > 0)) break;
+      await new Promise((r) => setTimeout(r, 50));
+    } while (Date.now() < deadline);
+    const ownerIndex = masters.findIndex((m) => `${m.options.host}:${m.options.port}` === owner);
+    expect(counts.map((c, i) => (i === ownerIndex ? c > 0 : c === 0))).toEqual([true, true, true]);
+    const started = Date.now();
+    await log.append(session, [{ type: 'USER_INTERRUPT' }]);
+    await waiting;
+    expect(Date.now() - started).toBeLessThan(5000);
   });
 
   it('works with cluster clients that have their own ioredis keyPrefix (keys prefixed, channels not)', async () => {
@@ -175,58 +171,40 @@ describe('RedisEventLog on Redis Cluster', () => {
 
   it('a follower whose pub/sub connections were killed still wakes, and its subscription comes back', async () => {
     const { log, keys } = open('killed');
-    const other = newClusterClient();
-    try {
-      const follower = new RedisEventLog({
-        client: other,
-        keyPrefix: prefixes.at(-1)!,
-        logger: silent,
-        recheckIntervalMs: 1000,
+    const follower = await openFollower(1000);
+    const session = { userId: 'u', agentId: 'a', sessionId: 'killed' };
+    const channel = keys.wakeChannel(session);
+    const subscribed = async () => (await shardSubscribers(channel)).reduce((a, b) => a + b, 0);
+    const until = async (check: () => Promise<boolean> | boolean, what: string) => {
+      const deadline = Date.now() + 15_000;
+      while (!(await check())) {
+        if (Date.now() > deadline) throw new Error(`${what}: not within 15 s`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    };
+    const [first] = await log.append(session, [{ type: 'USER_INTERRUPT' }]);
+    let wokeAt = 0;
+    void follower.waitFor(session, first!, 60_000, new AbortController().signal).then(() => {
+      wokeAt = Date.now();
+    });
+    await until(async () => (await subscribed()) === 1, 'subscribed');
+    await Promise.all(client.nodes('master').map((m) => m.call('CLIENT', 'KILL', 'TYPE', 'pubsub')));
+    expect(await subscribed()).toBe(0);
+    const appendedAt = Date.now();
+    await log.append(session, [{ type: 'USER_INTERRUPT' }]);
+    await until(() => wokeAt > 0, 'woken');
+    expect(wokeAt - appendedAt).toBeLessThan(1000 + 2000);
+    await until(async () => (await subscribed()) === 1, 'subscribed again');
+    let again = 0;
+    void follower
+      .waitFor(session, (await log.lastId(session))!, 60_000, new AbortController().signal)
+      .then(() => {
+        again = Date.now();
       });
-      logs.push(follower);
-      const session = { userId: 'u', agentId: 'a', sessionId: 'killed' };
-      const channel = keys.wakeChannel(session);
-      const subscribed = async () => {
-        const counts = await Promise.all(
-          client
-            .nodes('master')
-            .map(async (m) => Number(((await m.call('PUBSUB', 'SHARDNUMSUB', channel)) as unknown[])[1])),
-        );
-        return counts.reduce((a, b) => a + b, 0);
-      };
-      const until = async (check: () => Promise<boolean> | boolean, what: string) => {
-        const deadline = Date.now() + 15_000;
-        while (!(await check())) {
-          if (Date.now() > deadline) throw new Error(`${what}: not within 15 s`);
-          await new Promise((r) => setTimeout(r, 20));
-        }
-      };
-      const [first] = await log.append(session, [{ type: 'USER_INTERRUPT' }]);
-      let wokeAt = 0;
-      void follower.waitFor(session, first!, 60_000, new AbortController().signal).then(() => {
-        wokeAt = Date.now();
-      });
-      await until(async () => (await subscribed()) === 1, 'subscribed');
-      await Promise.all(client.nodes('master').map((m) => m.call('CLIENT', 'KILL', 'TYPE', 'pubsub')));
-      expect(await subscribed()).toBe(0);
-      const appendedAt = Date.now();
-      await log.append(session, [{ type: 'USER_INTERRUPT' }]);
-      await until(() => wokeAt > 0, 'woken');
-      expect(wokeAt - appendedAt).toBeLessThan(1000 + 2000);
-      await until(async () => (await subscribed()) === 1, 'subscribed again');
-      let again = 0;
-      void follower
-        .waitFor(session, (await log.lastId(session))!, 60_000, new AbortController().signal)
-        .then(() => {
-          again = Date.now();
-        });
-      await new Promise((r) => setTimeout(r, 300));
-      const secondAt = Date.now();
-      await log.append(session, [{ type: 'USER_INTERRUPT' }]);
-      await until(() => again > 0, 'woken again');
-      expect(again - secondAt).toBeLessThan(1000 + 2000);
-    } finally {
-      await other.quit();
-    }
+    await new Promise((r) => setTimeout(r, 300));
+    const secondAt = Date.now();
+    await log.append(session, [{ type: 'USER_INTERRUPT' }]);
+    await until(() => again > 0, 'woken again');
+    expect(again - secondAt).toBeLessThan(1000 + 2000);
   }, 60_000);
 });

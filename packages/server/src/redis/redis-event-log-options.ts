@@ -1,11 +1,12 @@
 import type { Logger } from '@agentkit/core';
-import type { Cluster, Redis, RedisOptions } from 'ioredis';
+import type { RedisConnectionOptions } from '@agentkit/storage-redis/connection';
+import type { Cluster, Redis } from 'ioredis';
 
 /**
  * Options of {@link RedisEventLog}. Pass either `client` or connection options (`url` and/or `host`,
  * `port`, …), as for `RedisStorage` of `@agentkit/storage-redis`.
  */
-export interface RedisEventLogOptions {
+export interface RedisEventLogOptions extends RedisConnectionOptions {
   /**
    * An existing ioredis `Redis` or `Cluster` instance for the log's commands (it may be the one your
    * `RedisStorage` uses). The log never closes a client it did not create. It opens one more connection
@@ -15,20 +16,6 @@ export interface RedisEventLogOptions {
    * creates); `commandTimeoutMs` bounds every call either way.
    */
   client?: Redis | Cluster;
-  /** A `redis://` or `rediss://` URL (credentials and db included). Fields below override its parts. */
-  url?: string;
-  /** Default `127.0.0.1` (or the URL's host). */
-  host?: string;
-  /** Default `6379` (or the URL's port). */
-  port?: number;
-  /** The database index. Default `0`. */
-  db?: number;
-  /** ACL user name (Redis 6+). */
-  username?: string;
-  /** The password (with `username`: of that ACL user). */
-  password?: string;
-  /** `true` for TLS with default settings, or Node TLS options. */
-  tls?: boolean | RedisOptions['tls'];
   /** Prefix of every key and channel. Must not contain `{` or `}`. Default `agentkit`. */
   keyPrefix?: string;
   /**
@@ -39,16 +26,6 @@ export interface RedisEventLogOptions {
   /** A session's log expires this many seconds after its last append. Default 86 400 (24 hours). */
   ttlSeconds?: number;
   /**
-   * How long a call waits for the connection to Redis to be set up (TCP connect and handshake) before it
-   * fails with `StoreConnectionError`, in ms. Default 5000.
-   */
-  connectTimeoutMs?: number;
-  /**
-   * How long a call waits for Redis to answer before it fails with `StoreConnectionError`, in ms (an
-   * append that timed out may still take effect). Default 5000.
-   */
-  commandTimeoutMs?: number;
-  /**
    * Followers are woken by a pub/sub message from the appending process. Pub/sub delivers at most once,
    * so every this many ms the log also checks the sessions it has followers for (one small script per
    * session): a lost message delays a follower by at most this long. Default 2000.
@@ -56,6 +33,4 @@ export interface RedisEventLogOptions {
   recheckIntervalMs?: number;
   /** Where skipped corrupt entries and failing interrupt listeners are reported. Default `console`. */
   logger?: Logger;
-  /** Further ioredis options for the client the log creates (ignored with `client`). */
-  redisOptions?: RedisOptions;
 }

@@ -2,7 +2,7 @@ import type { Logger } from '@agentkit/core';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EventLogProcess, startEventLogProcess } from '../../test/event-log-process';
-import { REDIS_URL, deleteByPrefix, uniquePrefix } from '../../test/redis-server';
+import { REDIS_URL, deleteByPrefix, uniquePrefix } from '@agentkit/test-redis';
 import { RedisEventLog } from './redis-event-log';
 
 const silent: Logger = { warn: () => {}, error: () => {} };

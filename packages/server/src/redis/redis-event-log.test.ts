@@ -1,7 +1,7 @@
 import { ConfigError, type Logger, StoreDataError } from '@agentkit/core';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { REDIS_URL, deleteByPrefix, keysByPrefix, uniquePrefix } from '../../test/redis-server';
+import { REDIS_URL, deleteByPrefix, keysByPrefix, uniquePrefix } from '@agentkit/test-redis';
 import { eventLogConformanceCases } from '../testing';
 import { EventLogKeys } from './event-log-keys';
 import { RedisEventLog } from './redis-event-log';

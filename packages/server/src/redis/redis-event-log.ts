@@ -1,23 +1,15 @@
-import {
-  ConfigError,
-  InvalidInputError,
-  type Logger,
-  type SessionKey,
-  StoreConnectionError,
-} from '@agentkit/core';
+import { ConfigError, InvalidInputError, type Logger, type SessionKey } from '@agentkit/core';
 import { checkSessionKey } from '@agentkit/core/store';
-import { type Cluster, Redis, type RedisOptions } from 'ioredis';
+import { type LuaScript, RedisConnection } from '@agentkit/storage-redis/connection';
+import type { Cluster, Redis } from 'ioredis';
 import type { EventLog, LogEntry, LogEvent } from '../event-log';
 import { formatLogId, type LogId, parseLogId } from '../log-ids';
 import { EventLogKeys } from './event-log-keys';
-import { APPEND, LAST_READABLE, type LuaScript } from './event-log-scripts';
-import { toLogError } from './redis-errors';
+import { APPEND, LAST_READABLE } from './event-log-scripts';
 import type { RedisEventLogOptions } from './redis-event-log-options';
 import { RedisPubSub } from './redis-pub-sub';
 import { SessionFollowers } from './session-followers';
-import { withDeadline } from './with-deadline';
 
-const DEFAULT_TIMEOUT_MS = 5000;
 /** A followed session keeps its subscription this long after its last follower left. */
 const FOLLOW_LINGER_MS = 30_000;
 /** Entries fetched per command when a read skips corrupt ones or asks for many. */
@@ -48,12 +40,10 @@ const DEFAULT_CONNECTION_NAME = 'agentkit-event-log';
 export class RedisEventLog implements EventLog, AsyncDisposable {
   /** The ioredis client of the log's commands (yours when you passed `client`). */
   readonly client: Redis | Cluster;
-  private readonly ownsClient: boolean;
+  private readonly connection: RedisConnection;
   private readonly keys: EventLogKeys;
   private readonly maxEntries: number;
   private readonly ttl: number;
-  private readonly connectTimeoutMs: number;
-  private readonly commandTimeoutMs: number;
   private readonly logger: Logger;
   private readonly publishCommand: 'PUBLISH' | 'SPUBLISH';
   private readonly pubsub: RedisPubSub;
@@ -62,39 +52,26 @@ export class RedisEventLog implements EventLog, AsyncDisposable {
   private readonly recheckTimer: ReturnType<typeof setInterval>;
   /** Corrupt entries already reported (so a thousand followers do not log one entry a thousand times). */
   private readonly reported = new Set<string>();
-  private connecting: Promise<void> | null = null;
-  private closed = false;
 
   constructor(options: RedisEventLogOptions = {}) {
     this.keys = new EventLogKeys(options.keyPrefix ?? 'agentkit');
     this.maxEntries = positiveInteger('maxEntriesPerSession', options.maxEntriesPerSession ?? 10_000);
     this.ttl = positiveInteger('ttlSeconds', options.ttlSeconds ?? 86_400);
-    this.connectTimeoutMs = positiveInteger(
-      'connectTimeoutMs',
-      options.connectTimeoutMs ?? DEFAULT_TIMEOUT_MS,
-    );
-    this.commandTimeoutMs = positiveInteger(
-      'commandTimeoutMs',
-      options.commandTimeoutMs ?? DEFAULT_TIMEOUT_MS,
-    );
     const recheckIntervalMs = positiveInteger('recheckIntervalMs', options.recheckIntervalMs ?? 2000);
     this.logger = options.logger ?? console;
-    if (options.client) {
-      this.client = options.client;
-      this.ownsClient = false;
-    } else {
-      this.client = createClient(options, this.connectTimeoutMs, this.commandTimeoutMs);
-      this.ownsClient = true;
-      // Errors surface on the commands; without a listener ioredis would print every reconnect failure.
-      this.client.on('error', () => {});
-    }
+    this.connection = new RedisConnection(options, {
+      name: 'RedisEventLog',
+      wrongType: 'its event-log key holds a value of the wrong type (not a stream).',
+      connectionName: DEFAULT_CONNECTION_NAME,
+    });
+    this.client = this.connection.client;
     this.publishCommand = this.client.isCluster ? 'SPUBLISH' : 'PUBLISH';
     this.pubsub = new RedisPubSub(
       this.client,
       {
         connectionName: `${connectionNameOf(this.client)}:pubsub`,
-        connectTimeoutMs: this.connectTimeoutMs,
-        commandTimeoutMs: this.commandTimeoutMs,
+        connectTimeoutMs: this.connection.connectTimeoutMs,
+        commandTimeoutMs: this.connection.commandTimeoutMs,
       },
       {
         message: (channel, message) => this.onMessage(channel, message),
@@ -211,12 +188,12 @@ export class RedisEventLog implements EventLog, AsyncDisposable {
    * reported to the logger. Returns a function that unsubscribes.
    */
   onInterrupt(listener: (session: SessionKey) => void): () => void {
-    if (this.closed) return () => {};
+    if (this.connection.closed) return () => {};
     this.listeners.add(listener);
     // A failed attempt is retried after a reconnect and by the safety timer.
     if (this.listeners.size === 1) this.pubsub.subscribe(this.keys.interrupts, 'broadcast').catch(() => {});
     return () => {
-      if (this.listeners.delete(listener) && this.listeners.size === 0 && !this.closed)
+      if (this.listeners.delete(listener) && this.listeners.size === 0 && !this.connection.closed)
         this.pubsub.unsubscribe(this.keys.interrupts);
     };
   }
@@ -226,25 +203,12 @@ export class RedisEventLog implements EventLog, AsyncDisposable {
    * the client the log created (a client you passed stays open). Idempotent.
    */
   async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    clearInterval(this.recheckTimer);
-    this.followers.close();
-    this.listeners.clear();
-    await this.pubsub.close();
-    if (!this.ownsClient) return;
-    const client = this.client as Redis;
-    if (client.status === 'end') return;
-    if (client.status !== 'ready') {
-      // Connecting or between reconnection attempts: stop it; nothing is pending on the wire.
-      client.disconnect();
-      return;
-    }
-    // QUIT waits for the replies still due; a frozen server gets a second, then the socket is dropped.
-    const ended = new Promise((resolve) => client.once('end', resolve));
-    client.quit().catch(() => {});
-    await Promise.race([ended, new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
-    if ((client.status as string) !== 'end') client.disconnect();
+    await this.connection.close(async () => {
+      clearInterval(this.recheckTimer);
+      this.followers.close();
+      this.listeners.clear();
+      await this.pubsub.close();
+    });
   }
 
   /** `await using log = new RedisEventLog(…)` closes it at the end of the scope. */
@@ -316,80 +280,13 @@ export class RedisEventLog implements EventLog, AsyncDisposable {
     );
   }
 
-  private async call<T>(
-    operation: string,
-    session: SessionKey | null,
-    command: () => Promise<T>,
-  ): Promise<T> {
-    try {
-      if (this.closed) throw new StoreConnectionError('The RedisEventLog is closed.');
-      const connecting = this.connection();
-      if (connecting)
-        await withDeadline(
-          connecting,
-          this.connectTimeoutMs,
-          () =>
-            new StoreConnectionError(
-              `Redis ${operation} failed: no connection within ${this.connectTimeoutMs} ms (connectTimeoutMs).`,
-            ),
-        );
-      return await withDeadline(
-        command(),
-        this.commandTimeoutMs,
-        () =>
-          new StoreConnectionError(
-            `Redis ${operation} failed: no answer within ${this.commandTimeoutMs} ms (commandTimeoutMs).`,
-          ),
-      );
-    } catch (error) {
-      throw toLogError(error, operation, session);
-    }
+  private call<T>(operation: string, session: SessionKey | null, command: () => Promise<T>): Promise<T> {
+    return this.connection.call(operation, session, command);
   }
 
-  /** The pending connect of a client the log created and has not connected yet, if any. */
-  private connection(): Promise<void> | null {
-    if (!this.ownsClient) return null;
-    const client = this.client as Redis;
-    if (client.status === 'wait')
-      this.connecting ??= client.connect().finally(() => {
-        this.connecting = null;
-      });
-    return this.connecting;
+  private run(script: LuaScript, keys: string[], args: Array<string | number>): Promise<unknown> {
+    return this.connection.run(script, keys, args);
   }
-
-  private async run(script: LuaScript, keys: string[], args: Array<string | number>): Promise<unknown> {
-    try {
-      return await this.client.evalsha(script.sha, keys.length, ...keys, ...args);
-    } catch (error) {
-      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-      return await this.client.eval(script.lua, keys.length, ...keys, ...args);
-    }
-  }
-}
-
-function createClient(
-  options: RedisEventLogOptions,
-  connectTimeoutMs: number,
-  commandTimeoutMs: number,
-): Redis {
-  const connection: RedisOptions = {
-    retryStrategy: (times) => Math.min(times * 100, 2000),
-    connectionName: DEFAULT_CONNECTION_NAME,
-    ...options.redisOptions,
-    // Fail fast while disconnected instead of queueing commands forever; connect on first use.
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    lazyConnect: true,
-    connectTimeout: connectTimeoutMs,
-    commandTimeout: commandTimeoutMs,
-  };
-  if (options.host !== undefined) connection.host = options.host;
-  if (options.port !== undefined) connection.port = options.port;
-  if (options.db !== undefined) connection.db = options.db;
-  if (options.username !== undefined) connection.username = options.username;
-  if (options.password !== undefined) connection.password = options.password;
-  if (options.tls) connection.tls = options.tls === true ? {} : options.tls;
-  return options.url ? new Redis(options.url, connection) : new Redis(connection);
 }
 
 function connectionNameOf(client: Redis | Cluster): string {

@@ -1,5 +1,5 @@
 import type { Cluster, Redis } from 'ioredis';
-import { withDeadline } from './with-deadline';
+import { withDeadline } from '@agentkit/storage-redis/connection';
 
 /**
  * `shard`: a channel of one session, published on the node of its stream (sharded pub/sub on a Redis
@@ -96,6 +96,7 @@ export class RedisPubSub {
       await withDeadline(
         sent,
         this.options.connectTimeoutMs + this.options.commandTimeoutMs,
+        undefined,
         () => new Error(`Subscribing to ${channel} timed out.`),
       );
       if (this.channels.get(channel) === entry) entry.state = 'active';

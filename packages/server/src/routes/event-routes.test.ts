@@ -1,7 +1,9 @@
-import { type AgentEvent, replayEvents } from '@agentkit/core';
+import { replayEvents } from '@agentkit/core';
 import { textChunks } from '@agentkit/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { as, opsAgent, readSse, startServer } from '../../test/helpers';
+import { as } from '@agentkit/test-fixtures';
+import { opsAgent, startServer } from '../../test/helpers';
+import { agentEvents, readSse } from '../testing';
 
 type Served = Awaited<ReturnType<typeof startServer>>;
 let served: Served | undefined;
@@ -9,9 +11,6 @@ afterEach(async () => {
   await served?.close();
   served = undefined;
 });
-
-const agentEvents = (messages: Array<{ event: { type: string } }>) =>
-  messages.map((m) => m.event).filter((e) => !e.type.startsWith('RUN_')) as AgentEvent[];
 
 /** A model that streams a long answer slowly: many deltas over about a second. */
 const slowAnswer = () =>

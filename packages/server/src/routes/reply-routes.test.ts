@@ -1,7 +1,9 @@
-import { type AgentEvent, replayEvents, type ToolCallBlock } from '@agentkit/core';
+import { replayEvents, type ToolCallBlock } from '@agentkit/core';
 import { textChunks, toolCallChunk } from '@agentkit/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { as, opsAgent, readSse, SlowReleaseStore, startServer } from '../../test/helpers';
+import { as } from '@agentkit/test-fixtures';
+import { opsAgent, SlowReleaseStore, startServer } from '../../test/helpers';
+import { agentEvents, readSse } from '../testing';
 
 type Served = Awaited<ReturnType<typeof startServer>>;
 let served: Served | undefined;
@@ -9,9 +11,6 @@ afterEach(async () => {
   await served?.close();
   served = undefined;
 });
-
-const agentEvents = (messages: Array<{ event: { type: string } }>) =>
-  messages.map((m) => m.event).filter((e) => !e.type.startsWith('RUN_')) as AgentEvent[];
 
 describe('POST …/replies', () => {
   it('streams the reply as SSE; the events reduce to exactly the stored message', async () => {

@@ -1,6 +1,7 @@
 import { AgentkitError, type AgentInput, awaitingToolCalls, userInterrupt } from '@agentkit/core';
 import type { Hono } from 'hono';
 import type { ServerContext, ServerVariables } from '../agent-server-options';
+import { followRun } from '../follow-run';
 import { toMessages } from '../to-messages';
 import { TooManyRepliesError } from '../errors';
 import { ReplyBody } from '../schemas';
@@ -49,14 +50,7 @@ export function registerReplyRoutes(app: Hono<{ Variables: ServerVariables }>, s
         ? { replyOptions: { structuredSchema: body.structuredSchema as never } }
         : {}),
     });
-    if (wantsEvents(c.req.header('Accept')))
-      return server.follow(c, {
-        session,
-        after: run.after,
-        isLast: (e) => e.event.type === 'RUN_END' && e.event.runId === run.runId,
-        settled: async () =>
-          (await store.getLease(session.userId, session.agentId, session.sessionId)) === null,
-      });
+    if (wantsEvents(c.req.header('Accept'))) return followRun(c, server, session, run);
     const events = `${c.req.path.replace(/\/replies$/, '/events')}${run.after ? `?after=${run.after}` : ''}`;
     return c.json({ runId: run.runId, events }, 202);
   });

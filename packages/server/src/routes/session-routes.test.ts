@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { as, readSse, startServer } from '../../test/helpers';
+import { as } from '@agentkit/test-fixtures';
+import { startServer } from '../../test/helpers';
+import { readSse } from '../testing';
 
 type Served = Awaited<ReturnType<typeof startServer>>;
 let served: Served | undefined;

@@ -1,10 +1,4 @@
-import { createHash } from 'node:crypto';
-
-/** A Lua script, run with EVALSHA (falling back to EVAL once per server when the script is not cached yet). */
-export interface LuaScript {
-  readonly lua: string;
-  readonly sha: string;
-}
+import { type LuaScript, luaScript } from './connection/redis-script';
 
 /**
  * How long a lease hash outlives the later of its expiry and its token (as a time in ms). Tokens are at
@@ -81,8 +75,7 @@ local function fence(key, token)
 end
 `;
 
-/** A script with the shared helpers above its body. */
-export function luaScript(body: string): LuaScript {
-  const lua = `${PRELUDE}\n${body.trim()}\n`;
-  return { lua, sha: createHash('sha1').update(lua).digest('hex') };
+/** A script of the store: the shared helpers above its body. */
+export function storeScript(body: string): LuaScript {
+  return luaScript(`${PRELUDE}\n${body.trim()}\n`);
 }
