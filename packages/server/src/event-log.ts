@@ -32,8 +32,19 @@ export interface RunEndEvent {
   createdAt: string;
 }
 
+/**
+ * Sent to a follower (never stored) whose position the log no longer keeps: entries it had not read were
+ * dropped by the log's bound. The stream ends after it; the client reloads the session (its messages)
+ * and follows again without `Last-Event-ID`.
+ */
+export interface StreamGapEvent {
+  type: 'STREAM_GAP';
+  /** The oldest entry the log still keeps. */
+  firstId: string | null;
+}
+
 /** What the log holds: the agent's events, the input events that resumed replies, and run markers. */
-export type LogEvent = AgentEvent | InputEvent | RunStartEvent | RunEndEvent;
+export type LogEvent = AgentEvent | InputEvent | RunStartEvent | RunEndEvent | StreamGapEvent;
 
 /** One entry of a session's event log. */
 export interface LogEntry {
@@ -66,6 +77,11 @@ export interface EventLog {
   readBackward(session: SessionKey, before: string | null, limit: number): Promise<LogEntry[]>;
   /** The id of the newest entry, or `null` for an empty log. */
   lastId(session: SessionKey): Promise<string | null>;
+  /**
+   * The id of the oldest entry the log still keeps, or `null` for an empty log. A reader whose position
+   * is older has missed entries the bound dropped.
+   */
+  firstId(session: SessionKey): Promise<string | null>;
   /**
    * Resolves once the log may hold entries after `after` — at once when it already does — or after
    * `timeoutMs`, or when `signal` aborts. Rejects only with `InvalidInputError` for a bad session key or

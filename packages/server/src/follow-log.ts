@@ -2,6 +2,7 @@ import type { SessionKey } from '@agentkit/core';
 import type { Context } from 'hono';
 import { type SSEStreamingApi, streamSSE } from 'hono/streaming';
 import type { EventLog, LogEntry, LogEvent } from './event-log';
+import { compareLogIds, parseLogId } from './log-ids';
 
 /** Options of {@link followLog}. */
 export interface FollowOptions {
@@ -85,7 +86,16 @@ export function followLog(c: Context, options: FollowOptions): Response {
     let betweenRuns = true; // nothing sent yet, or the last entry ended a run
     let lastWrite = Date.now();
     let idlePollMs = IDLE_POLL_MS;
+    // A position older than what the log keeps means entries were dropped unread: say so, never skip them.
+    let checkGap = after !== null;
     while (!clientGone.aborted) {
+      if (checkGap && after !== null) {
+        const firstId = await log.firstId(session);
+        if (firstId !== null && compareLogIds(parseLogId(after), parseLogId(firstId)) < 0) {
+          for (const m of render({ event: { type: 'STREAM_GAP', firstId } })) await stream.writeSSE(m);
+          return;
+        }
+      }
       const entries = await log.read(session, after, PAGE);
       for (const entry of entries) {
         for (const m of render(entry)) await stream.writeSSE(m);
@@ -98,7 +108,9 @@ export function followLog(c: Context, options: FollowOptions): Response {
           return;
         }
       }
-      if (entries.length === PAGE) continue;
+      // A full page: this follower is behind, where the log's bound may overtake it.
+      checkGap = entries.length === PAGE;
+      if (checkGap) continue;
       if (options.shutdown?.aborted) return;
       let waitMs = heartbeatMs;
       if (betweenRuns && idle) {

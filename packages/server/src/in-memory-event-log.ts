@@ -19,6 +19,8 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 interface SessionLog {
   entries: Array<LogEntry & { at: LogId }>;
   waiters: Set<() => void>;
+  /** The latest `RUN_START`: its run's entries are kept (see `dropCount`). */
+  runStart?: LogId;
 }
 
 /**
@@ -55,10 +57,11 @@ export class InMemoryEventLog implements EventLog {
     for (const event of copies) {
       const at = this.nextId();
       const id = formatLogId(at);
+      if (event.type === 'RUN_START') log.runStart = at;
       log.entries.push({ id, at, event });
       ids.push(id);
     }
-    if (log.entries.length > this.maxEntries) log.entries.splice(0, log.entries.length - this.maxEntries);
+    if (log.entries.length > this.maxEntries) log.entries.splice(0, this.dropCount(log));
     for (const wake of log.waiters) wake();
     log.waiters.clear();
     return ids;
@@ -82,6 +85,10 @@ export class InMemoryEventLog implements EventLog {
     for (let i = end - 1; i >= 0 && out.length < limit; i--)
       out.push({ id: entries[i]!.id, event: entries[i]!.event });
     return out;
+  }
+
+  async firstId(session: SessionKey): Promise<string | null> {
+    return this.sessions.get(keyOf(session))?.entries[0]?.id ?? null;
   }
 
   async lastId(session: SessionKey): Promise<string | null> {
@@ -149,6 +156,18 @@ export class InMemoryEventLog implements EventLog {
     for (const log of this.sessions.values()) for (const wake of log.waiters) wake();
     this.sessions.clear();
     this.listeners.clear();
+  }
+
+  /**
+   * How many of the oldest entries to drop for the bound. The latest run's entries, and the one before
+   * them (where its followers start), are kept — a reply's stream stays whole however long it is — unless
+   * that run alone grows ten times past the bound.
+   */
+  private dropCount(log: SessionLog): number {
+    const over = log.entries.length - this.maxEntries;
+    if (!log.runStart) return over;
+    const anchor = Math.max(0, firstAfter(log.entries, log.runStart) - 2);
+    return log.entries.length - anchor > this.maxEntries * 10 ? over : Math.min(over, anchor);
   }
 
   private nextId(): LogId {

@@ -146,6 +146,15 @@ export class RedisEventLog implements EventLog, AsyncDisposable {
     return out;
   }
 
+  /** The id of the oldest entry kept, or `null`. */
+  async firstId(session: SessionKey): Promise<string | null> {
+    const key = checkKey(session);
+    const raw = await this.call('firstId', key, () =>
+      this.client.xrange(this.keys.stream(key), '-', '+', 'COUNT', 1),
+    );
+    return raw[0]?.[0] ?? null;
+  }
+
   /** The id of the newest (readable) entry, or `null`. */
   async lastId(session: SessionKey): Promise<string | null> {
     const key = checkKey(session);

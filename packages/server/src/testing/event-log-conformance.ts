@@ -499,6 +499,17 @@ const cases: Record<string, { options?: EventLogFactoryOptions; body: CaseBody }
       );
       assert.deepEqual(texts(await log.readBackward(S, null, 10)), texts(kept.slice(-10).reverse()));
       assert.equal(await log.lastId(S), ids.at(-1));
+      assert.equal(await log.firstId(S), kept[0]!.id, 'firstId is the oldest entry kept');
+    },
+  },
+
+  'firstId is the oldest entry, null for an empty log': {
+    body: async (log) => {
+      assert.equal(await log.firstId(S), null);
+      const ids = await log.append(S, deltas(0, 3));
+      assert.equal(await log.firstId(S), ids[0]);
+      await log.delete(S);
+      assert.equal(await log.firstId(S), null);
     },
   },
 
