@@ -54,6 +54,8 @@ export interface LogEntry {
    */
   id: string;
   event: LogEvent;
+  /** The event's JSON text, when the log has it at hand (a follower then sends it as it is). */
+  json?: string;
 }
 
 /**

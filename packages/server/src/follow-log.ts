@@ -45,8 +45,8 @@ export interface SseMessage {
   data: string;
 }
 
-const asLogEvent = (entry: { id?: string; event: LogEvent }): SseMessage[] => [
-  { ...(entry.id !== undefined ? { id: entry.id } : {}), data: JSON.stringify(entry.event) },
+const asLogEvent = (entry: { id?: string; event: LogEvent; json?: string }): SseMessage[] => [
+  { ...(entry.id !== undefined ? { id: entry.id } : {}), data: entry.json ?? JSON.stringify(entry.event) },
 ];
 
 const PAGE = 256;

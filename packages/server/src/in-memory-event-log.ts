@@ -17,7 +17,7 @@ export interface InMemoryEventLogOptions {
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 interface SessionLog {
-  entries: Array<LogEntry & { at: LogId }>;
+  entries: Array<LogEntry & { at: LogId; json: string }>;
   waiters: Set<() => void>;
   /** The latest `RUN_START`: its run's entries are kept (see `dropCount`). */
   runStart?: LogId;
@@ -54,11 +54,11 @@ export class InMemoryEventLog implements EventLog {
     this.sessions.set(key, log);
     if (this.sessions.size > this.maxSessions) this.evictOldest();
     const ids: string[] = [];
-    for (const event of copies) {
+    for (const { event, json } of copies) {
       const at = this.nextId();
       const id = formatLogId(at);
       if (event.type === 'RUN_START') log.runStart = at;
-      log.entries.push({ id, at, event });
+      log.entries.push({ id, at, event, json });
       ids.push(id);
     }
     if (log.entries.length > this.maxEntries) log.entries.splice(0, this.dropCount(log));
@@ -70,7 +70,7 @@ export class InMemoryEventLog implements EventLog {
   async read(session: SessionKey, after: string | null, limit: number): Promise<LogEntry[]> {
     const entries = this.sessions.get(keyOf(session))?.entries ?? [];
     const from = after === null ? 0 : firstAfter(entries, parseLogId(after));
-    return entries.slice(from, from + limit).map(({ id, event }) => ({ id, event }));
+    return entries.slice(from, from + limit).map(({ id, event, json }) => ({ id, event, json }));
   }
 
   async readBackward(session: SessionKey, before: string | null, limit: number): Promise<LogEntry[]> {
@@ -196,18 +196,20 @@ function keyOf(session: SessionKey): string {
 }
 
 /** JSON copies of the events; throws `InvalidInputError` unless each is a JSON object with a string `type`. */
-function copyEvents(events: readonly LogEvent[]): LogEvent[] {
+function copyEvents(events: readonly LogEvent[]): Array<{ event: LogEvent; json: string }> {
   if (!Array.isArray(events)) throw new InvalidInputError('append: events must be an array.');
   return events.map((event, i) => {
+    let json: string;
     let copy: unknown;
     try {
-      copy = JSON.parse(JSON.stringify(event) ?? 'undefined');
+      json = JSON.stringify(event) ?? 'undefined';
+      copy = JSON.parse(json);
     } catch (error) {
       throw new InvalidInputError(`append: event ${i} is not JSON (${(error as Error).message}).`);
     }
     if (typeof copy !== 'object' || copy === null || typeof (copy as { type?: unknown }).type !== 'string')
       throw new InvalidInputError(`append: event ${i} is not an object with a string 'type'.`);
-    return copy as LogEvent;
+    return { event: copy as LogEvent, json };
   });
 }
 

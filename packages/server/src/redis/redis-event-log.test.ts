@@ -100,7 +100,7 @@ describe('RedisEventLog storage', () => {
     const bad4 = await admin.xadd(stream, '*', 'e', '{"type":5}');
     const bad5 = await admin.xadd(stream, '*', 'e', 'null');
 
-    expect(await log.read(session, null, 10)).toEqual([
+    expect(await log.read(session, null, 10)).toMatchObject([
       { id: good1, event },
       { id: good2, event: { type: 'USER_INTERRUPT' } },
     ]);

@@ -273,7 +273,7 @@ export class RedisEventLog implements EventLog, AsyncDisposable {
       } catch {
         // reported below
       }
-      if (isEventObject(event)) out.push({ id, event: event as LogEvent });
+      if (isEventObject(event)) out.push({ id, event: event as LogEvent, json: json as string });
       else this.reportCorrupt(session, id);
     }
   }
