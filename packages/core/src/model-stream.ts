@@ -1,4 +1,6 @@
+import { isBase64 } from './base64-append';
 import type { DataBlock, TextBlock, ThinkingBlock, ToolCallBlock } from './blocks';
+import { ModelError } from './errors/model-error';
 import type { AgentEvent } from './events';
 import { newId } from './ids';
 import type { ModelChunk } from './model';
@@ -98,6 +100,10 @@ export class ModelStream {
         return;
       }
       case 'data': {
+        if (typeof chunk.data !== 'string' || !isBase64(chunk.data))
+          throw new ModelError('upstream', 'The model sent a data chunk that is not base64.', {
+            retryable: false,
+          });
         this.produced = true;
         if (chunk.newBlock) this.closeData();
         if (!this.data) {

@@ -108,8 +108,11 @@ async function callModel(
     reply.publish({ type: 'MODEL_CALL_START', replyId, modelName: model.name, createdAt: now() });
   };
   let finishedReason: 'completed' | 'interrupted' | 'error' = 'completed';
+  let iterator: AsyncIterator<ModelChunk> | undefined;
   try {
-    const { iterator, first, model } = await openModelStream(core, request);
+    const opened = await openModelStream(core, request);
+    const { first, model } = opened;
+    iterator = opened.iterator;
     start(model);
     if (!first.done) {
       stream.handle(first.value);
@@ -122,6 +125,8 @@ async function callModel(
         retryable: false,
       });
   } catch (error) {
+    // A chunk the loop refused leaves the model stream open: close it (the provider's connection too).
+    void iterator?.return?.()?.catch(() => {});
     if (!signal.aborted) {
       if (started) {
         stream.close();
