@@ -23,6 +23,7 @@ import { TokenCounter } from './token-count';
 import { toolJsonSchema } from './tool-input';
 import type { AnyTool } from './tool';
 import { toolSchemas } from './tool-input';
+import { thrownText } from './thrown-text';
 
 export type { AgentInput } from './reply-input';
 
@@ -158,10 +159,7 @@ export class Agent {
         p.setup?.(setup);
       } catch (error) {
         if (AgentkitError.isInstance(error)) throw error;
-        throw new ConfigError(
-          `Plugin '${p.name}' failed in setup: ${(error as Error)?.message ?? String(error)}`,
-          { cause: error },
-        );
+        throw new ConfigError(`Plugin '${p.name}' failed in setup: ${thrownText(error)}`, { cause: error });
       }
     }
   }

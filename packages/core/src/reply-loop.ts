@@ -42,7 +42,7 @@ export class ReplyRun extends ReplyScope {
     private readonly options: ReplyOptions,
     sink?: EventSink<AgentEvent>,
   ) {
-    super(core, options.signal, sink);
+    super(core, checkReplyOptions(options, core.plugins).signal, sink);
     const checkpoint = options.checkpoint;
     if (checkpoint) this.checkpointer = new Checkpointer(() => checkpoint(this.state));
   }
@@ -56,7 +56,6 @@ export class ReplyRun extends ReplyScope {
   }
 
   async run(): Promise<Msg | null> {
-    checkReplyOptions(this.options, this.core.plugins);
     const normalized = normalizeInput(this.input);
     let replyInput: ReplyInput;
     if ('event' in normalized) {

@@ -8,6 +8,8 @@ import type { ToolDecision } from './plugin';
 import { raceAbort } from './sleep';
 import type { AnyTool, ToolChunk, ToolContext, ToolResult } from './tool';
 import { parseToolInput } from './tool-input';
+import { jsonValueProblem } from './json-value-check';
+import { thrownText } from './thrown-text';
 
 /** How a tool call (or a batch of them) left the reply: done, waiting for an answer, or interrupted. */
 export type CallOutcome = 'done' | 'paused' | 'interrupted';
@@ -82,6 +84,8 @@ export async function runToolCall(
   } else {
     try {
       input = call.input.trim() === '' ? {} : JSON.parse(call.input);
+      // Hooks see a value they can walk; one nested deeper than any JSON agentkit keeps stays text.
+      if (jsonValueProblem(input, '$', true)) input = call.input;
     } catch {
       input = call.input;
     }
@@ -189,7 +193,7 @@ async function executeTool(
       emitOutput(reply, call.id, INTERRUPTED_TEXT);
       state = 'interrupted';
     } else {
-      emitOutput(reply, call.id, error instanceof Error ? error.message : String(error));
+      emitOutput(reply, call.id, thrownText(error));
       state = 'error';
     }
   }
