@@ -20,7 +20,7 @@ import { isStandardSchema } from './standard-schema';
 import { type AgentState, createAgentState, parseAgentState } from './state';
 import { calibratedCount } from './token-calibration';
 import { TokenCounter } from './token-count';
-import { toolJsonSchema } from './tool-input';
+import { checkTool } from './tool-input';
 import type { AnyTool } from './tool';
 import { toolSchemas } from './tool-input';
 import { thrownText } from './thrown-text';
@@ -111,7 +111,7 @@ export class Agent {
     ]) {
       if (tools.has(tool.name))
         throw new ConfigError(`Two tools are named '${tool.name}'.`, { field: 'tools' });
-      toolJsonSchema(tool);
+      checkTool(tool);
       tools.set(tool.name, tool);
       if (owner) toolOwners.set(tool.name, owner);
     }

@@ -60,6 +60,8 @@ function classify(error: unknown): ErrorInfo {
       return { type: (e as ModelError).errorType, message: e.message };
     if (AgentkitError.isInstance(e) && e.code === 'PLUGIN_HOOK')
       return { type: 'internal', message: e.message };
+    if (AgentkitError.isInstance(e) && e.code === 'REPLY_TIMEOUT')
+      return { type: 'connection', message: e.message };
     const status = statusOf(e);
     const fromStatus = status === undefined ? undefined : errorTypeFromStatus(status);
     if (fromStatus) return { type: fromStatus, message: genericMessage(fromStatus, status) };

@@ -30,6 +30,7 @@ export {
 } from './errors/input-errors';
 export { ModelError } from './errors/model-error';
 export { PluginHookError } from './errors/plugin-hook-error';
+export { ReplyTimeoutError } from './errors/reply-timeout-error';
 export { StateError } from './errors/state-error';
 export {
   LeaseLostError,

@@ -172,6 +172,9 @@ export function checkResume(event: UserConfirmResultEvent | ExternalExecutionRes
     throw new ResumeMismatchError(`${event.type} answers the same tool call more than once.`);
 }
 
+/** The longest delay `setTimeout` keeps (a larger one fires at once). */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** Reply options core types for plugins; each must be read by an installed plugin. */
 const PLUGIN_REPLY_OPTIONS = ['structuredSchema'] as const;
 
@@ -187,6 +190,11 @@ export function checkReplyOptions(options: ReplyOptions, plugins: readonly Plugi
       throw new InvalidInputError(`The reply option '${key}' must be an AbortSignal.`);
   if (options.checkpoint !== undefined && typeof options.checkpoint !== 'function')
     throw new InvalidInputError("The reply option 'checkpoint' must be a function.");
+  const ms = options.timeoutMs;
+  if (ms !== undefined && (typeof ms !== 'number' || !(ms > 0) || ms > MAX_TIMER_MS))
+    throw new InvalidInputError(
+      "The reply option 'timeoutMs' must be a number of ms > 0 (at most 2^31 − 1).",
+    );
   for (const key of PLUGIN_REPLY_OPTIONS) {
     if (options[key] === undefined || options[key] === null) continue;
     if (plugins.some((p) => p.replyOptions?.includes(key))) continue;

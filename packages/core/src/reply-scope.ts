@@ -1,5 +1,5 @@
 import type { ActiveReply, AgentCore } from './agent-core';
-import type { ContentBlock, HintBlock } from './blocks';
+import type { ContentBlock, HintBlock, ToolCallBlock } from './blocks';
 import type { Checkpointer } from './checkpointer';
 import type { AgentEvent } from './events';
 import { newId } from './ids';
@@ -72,6 +72,23 @@ export class ReplyScope implements ActiveReply {
     this.callIds.clear();
     this.startedHere.clear();
     this.compressedBlocks.length = 0;
+  }
+
+  private scan = { msg: undefined as Msg | undefined, from: 0 };
+  /**
+   * Tool calls of the reply that are not finished. Scans only past the prefix already known to be
+   * finished (a finished call never reopens), so a long reply does not rescan its history each step.
+   */
+  openCalls(): ToolCallBlock[] {
+    const content = this.msg.content;
+    if (this.scan.msg !== this.msg) this.scan = { msg: this.msg, from: 0 };
+    const open: ToolCallBlock[] = [];
+    for (let i = this.scan.from; i < content.length; i++) {
+      const b = content[i]!;
+      if (b.type === 'tool_call' && b.state !== 'finished') open.push(b);
+      else if (open.length === 0) this.scan.from = i + 1;
+    }
+    return open;
   }
 
   /** Mounts a tool a plugin returned from `beforeReply`, for this run only. */

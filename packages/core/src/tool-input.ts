@@ -57,6 +57,19 @@ export function toolJsonSchema(tool: AnyTool): JSONSchema {
   return rest;
 }
 
+/**
+ * Checks what a tool declares before any reply: a JSON Schema for the model ({@link toolJsonSchema}) and a
+ * `timeoutMs` that is a number of ms > 0. Throws `ConfigError`.
+ */
+export function checkTool(tool: AnyTool): void {
+  toolJsonSchema(tool);
+  const ms = tool.timeoutMs;
+  if (ms !== undefined && (typeof ms !== 'number' || !(ms > 0) || ms > 2 ** 31 - 1))
+    throw new ConfigError(`Tool '${tool.name}': timeoutMs must be a number of ms > 0 (at most 2^31 − 1).`, {
+      field: `tools.${tool.name}.timeoutMs`,
+    });
+}
+
 /** The tool schemas a model sees: name, description and {@link toolJsonSchema} of each tool. */
 export function toolSchemas(tools: Iterable<AnyTool>): ToolSchema[] {
   return Array.from(tools, (t) => ({

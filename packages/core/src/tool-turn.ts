@@ -1,32 +1,17 @@
 import type { ActiveReply } from './agent-core';
 import type { ToolCallBlock, ToolResultBlock, ToolResultState } from './blocks';
-import type { JSONObject, JSONValue } from './json';
+import { emitOutput } from './emit-output';
+import { executeTool } from './execute-tool';
+import type { JSONObject } from './json';
+import { jsonValueProblem } from './json-value-check';
 import { findToolResult } from './msg';
-import { newId } from './ids';
 import { anyRuleMatches, decidePermission, defaultSuggestedRules } from './permissions';
 import type { ToolDecision } from './plugin';
-import { raceAbort } from './sleep';
-import type { AnyTool, ToolChunk, ToolContext, ToolResult } from './tool';
 import { parseToolInput } from './tool-input';
-import { jsonValueProblem } from './json-value-check';
-import { thrownText } from './thrown-text';
+import { notFoundText } from './tool-result-texts';
 
 /** How a tool call (or a batch of them) left the reply: done, waiting for an answer, or interrupted. */
 export type CallOutcome = 'done' | 'paused' | 'interrupted';
-
-/** The result text of a call the user's interrupt stopped (or never let start). */
-export const INTERRUPTED_TEXT =
-  '<system-reminder>The tool call has been interrupted by the user.</system-reminder>';
-/** The result text of a call that started but whose result was never recorded: its process stopped. */
-export const UNCERTAIN_TEXT =
-  '<system-reminder>The tool call was interrupted before its result was recorded (the process running it stopped). It may or may not have taken effect: check before repeating it.</system-reminder>';
-/** The result text of a call left open by a failed reply. */
-export const FAILED_TEXT =
-  '<system-reminder>The tool call was not executed because the reply failed.</system-reminder>';
-/** The result text of a call the user (or a hook) denied. */
-export const deniedText = (name: string) =>
-  `<system-reminder>The execution of tool "${name}" is denied by user!</system-reminder>`;
-const notFoundText = (name: string) => `ToolNotFoundError: The tool named '${name}' doesn't exist.`;
 
 /**
  * Runs the calls of one model response. Consecutive concurrency-safe calls (and unknown tools) run
@@ -165,106 +150,6 @@ export async function runToolCall(
   return state === 'interrupted' ? 'interrupted' : 'done';
 }
 
-/** Runs an allowed call's tool and streams its output. A failure is the call's result, not the reply's. */
-async function executeTool(
-  reply: ActiveReply,
-  tool: AnyTool,
-  call: ToolCallBlock,
-  input: unknown,
-): Promise<{ state: ToolResultState; metadata: JSONObject }> {
-  const signal = reply.signal;
-  let state: ToolResultState = 'success';
-  let metadata: JSONObject = {};
-  try {
-    if (!tool.execute) throw new Error(`Tool '${call.name}' has no execute function.`);
-    if (signal.aborted) throw signal.reason;
-    const returned = tool.execute(input, toolContext(reply, call));
-    // A tool that ignores the signal must not hold the interrupted reply open.
-    const value = returned instanceof Promise ? await raceAbort(returned, signal) : returned;
-    const result = isAsyncIterable(value)
-      ? toToolResult(await streamTool(reply, call.id, value), true)
-      : toToolResult(value, false);
-    if (result.state) state = result.state;
-    if (result.metadata) metadata = result.metadata;
-    if (result.output !== undefined) emitOutput(reply, call.id, result.output);
-  } catch (error) {
-    // Only the reply's own signal is an interrupt; a tool's own timeout or AbortError is a tool error.
-    if (signal.aborted) {
-      emitOutput(reply, call.id, INTERRUPTED_TEXT);
-      state = 'interrupted';
-    } else {
-      emitOutput(reply, call.id, thrownText(error));
-      state = 'error';
-    }
-  }
-  if (signal.aborted) state = 'interrupted';
-  return { state, metadata };
-}
-
-function toolContext(reply: ActiveReply, call: ToolCallBlock): ToolContext {
-  const state = reply.state;
-  const owner = reply.toolOwners.get(call.name);
-  return {
-    ...(owner ? { plugin: reply.pluginContext(owner) } : {}),
-    signal: reply.signal,
-    toolCallId: call.id,
-    replyId: reply.msg.id,
-    state,
-    getPluginState: <T>(plugin: string) => state.plugins[plugin] as T,
-    setPluginState: (plugin, value) => {
-      state.plugins[plugin] = value as JSONValue;
-    },
-    finishReply: (result) => reply.finishReply(result),
-  };
-}
-
-async function streamTool(
-  reply: ActiveReply,
-  callId: string,
-  iterable: AsyncIterable<ToolChunk>,
-): Promise<unknown> {
-  const { signal, sink } = reply;
-  const it = iterable[Symbol.asyncIterator]();
-  for (;;) {
-    const r = await raceAbort(it.next(), signal);
-    if (r.done) return r.value;
-    emitOutput(reply, callId, [r.value]);
-    // A consumer far behind a fast tool: wait for it rather than queue without bound.
-    const behind = sink?.backpressure();
-    if (behind) await raceAbort(behind, signal);
-    if (signal.aborted) {
-      await it.return?.();
-      throw signal.reason;
-    }
-  }
-}
-
-/** Emits output parts as result deltas; applying them builds the result block in the message. */
-export function emitOutput(
-  reply: ActiveReply,
-  callId: string,
-  parts: ToolResult['output'] | ToolChunk[],
-): void {
-  const replyId = reply.msg.id;
-  const list = typeof parts === 'string' ? [parts] : parts;
-  for (const part of list) {
-    if (typeof part === 'string' || part.type === 'text') {
-      const delta = typeof part === 'string' ? part : part.text;
-      if (delta !== '') reply.record({ type: 'TOOL_RESULT_TEXT_DELTA', replyId, toolCallId: callId, delta });
-    } else if (part.type === 'data') {
-      reply.record({
-        type: 'TOOL_RESULT_DATA_DELTA',
-        replyId,
-        toolCallId: callId,
-        blockId: 'id' in part && part.id ? part.id : newId(),
-        mediaType: part.source.mediaType,
-        ...(part.source.type === 'url' ? { url: part.source.url } : { data: part.source.data }),
-        ...(part.name !== undefined ? { name: part.name } : {}),
-      });
-    }
-  }
-}
-
 /**
  * Runs `afterTool` hooks over the streamed result and emits TOOL_RESULT_END, which carries the saved
  * output only when a hook changed it (the deltas always carry the tool's full output). Hooks get a copy,
@@ -323,20 +208,4 @@ export async function failCall(
   emitOutput(reply, call.id, message);
   await finishResult(reply, call, state, {});
   return 'done';
-}
-
-function isAsyncIterable(value: unknown): value is AsyncIterable<ToolChunk> {
-  return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
-}
-
-/** Reads a tool's return value. After streaming, only a {@link ToolResult}-shaped value adds anything. */
-function toToolResult(value: unknown, streamed: boolean): Partial<ToolResult> {
-  const isResult =
-    typeof value === 'object' &&
-    value !== null &&
-    !Array.isArray(value) &&
-    ('output' in value || (streamed && ('state' in value || 'metadata' in value)));
-  if (isResult) return value as Partial<ToolResult>;
-  if (streamed || value === undefined) return {};
-  return { output: typeof value === 'string' ? value : JSON.stringify(value) };
 }

@@ -59,6 +59,7 @@ describe('isInstance', () => {
       VersionConflictError: new core.VersionConflictError(key, 1, 2),
       StoreDataError: new core.StoreDataError(key, 'x'),
       StoreConnectionError: new core.StoreConnectionError('x'),
+      ReplyTimeoutError: new core.ReplyTimeoutError(1000),
       SessionBusyError: new core.SessionBusyError(key),
       LeaseLostError: new core.LeaseLostError(key, 3),
     };
