@@ -1,5 +1,6 @@
 // Types only: what an agent shares with its replies, and what a reply shares with its turns and with
 // plugin contexts. Kept apart so the files that implement them never import each other.
+import type { AgentLimits } from './agent-limits';
 import type { ContentBlock, HintBlock } from './blocks';
 import type { Capabilities } from './capabilities';
 import type { Checkpointer } from './checkpointer';
@@ -34,6 +35,8 @@ export interface AgentCore extends ModelPlan {
   /** The compression summary as the message that leads the model input, built when the summary changes. */
   summaryLead: { summary: AgentState['summary']; msg: Msg } | undefined;
   maxIters: number;
+  /** Limits against a misbehaving model. */
+  limits: AgentLimits;
   logger: Logger;
   /**
    * The agent's last reply run, kept after it ended. Nothing reads it: it keeps one run (and its plugin

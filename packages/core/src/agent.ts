@@ -1,3 +1,4 @@
+import { resolveLimits } from './agent-limits';
 import type { AgentOptions } from './agent-options';
 import type { Capabilities } from './capabilities';
 import { AgentkitError } from './errors/agentkit-error';
@@ -141,6 +142,7 @@ export class Agent {
       summaryLead: undefined,
       lastReply: undefined,
       maxIters,
+      limits: resolveLimits(options.limits),
       retry: { maxRetries: 2, initialDelayMs: 500, maxDelayMs: 10_000, ...options.modelRetry },
       logger,
       capabilities,

@@ -247,7 +247,8 @@ export interface ToolCallEndEvent {
 
 /**
  * A tool result starts (the call was allowed, or failed before running). `input` is present when a
- * `beforeTool` hook replaced the model's input: the call runs with (and keeps) this one.
+ * `beforeTool` hook replaced the model's input: the call runs with (and keeps) this one — or `''` when the
+ * model's arguments exceeded `limits.maxToolInputChars` and were dropped.
  */
 export interface ToolResultStartEvent {
   /** The event's kind. */

@@ -1,6 +1,7 @@
 export { Agent, type ReplyStreamOptions, type AgentInput } from './agent';
 export { awaitingToolCalls } from './reply-input';
 export type { AgentOptions, ModelRetryOptions } from './agent-options';
+export { DEFAULT_AGENT_LIMITS, type AgentLimits } from './agent-limits';
 export type {
   Base64Source,
   ContentBlock,

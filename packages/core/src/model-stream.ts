@@ -1,5 +1,6 @@
 import { isBase64 } from './base64-append';
 import type { DataBlock, TextBlock, ThinkingBlock, ToolCallBlock } from './blocks';
+import type { AgentLimits } from './agent-limits';
 import { ModelError } from './errors/model-error';
 import type { AgentEvent } from './events';
 import { newId } from './ids';
@@ -19,6 +20,10 @@ export class ModelStream {
   produced = false;
   sawText = false;
   sawToolCall = false;
+  /** The tool calls of this response, in order. */
+  readonly callBlocks: ToolCallBlock[] = [];
+  /** Characters streamed so far, against `limits.maxResponseChars`. */
+  private chars = 0;
   private text: TextBlock | undefined;
   private thinking: ThinkingBlock | undefined;
   private data: DataBlock | undefined;
@@ -32,10 +37,18 @@ export class ModelStream {
     private readonly publish: ((event: AgentEvent) => void) | undefined,
     /** The tool-call ids the reply already uses; new calls are added. A set, so a long reply stays O(1). */
     private readonly callIds: Set<string>,
+    private readonly limits: Pick<AgentLimits, 'maxResponseChars' | 'maxToolInputChars'>,
   ) {}
 
+  /**
+   * Applies one chunk. Throws {@link ResponseCutOff} (applying nothing) when the chunk would take the
+   * response past `maxResponseChars`, and a `ModelError` for data that is not base64.
+   */
   handle(chunk: ModelChunk): void {
     const replyId = this.msg.id;
+    const size =
+      chunk.type === 'usage' ? 0 : chunk.type === 'data' ? chunk.data?.length : chunk.delta?.length;
+    if ((this.chars += size ?? 0) > this.limits.maxResponseChars) throw new ResponseCutOff();
     switch (chunk.type) {
       case 'text': {
         let text = this.text;
@@ -91,11 +104,16 @@ export class ModelStream {
           this.record({ type: 'TOOL_CALL_START', replyId, toolCallId: id, toolCallName: chunk.name ?? '' });
           call = this.msg.content[this.msg.content.length - 1] as ToolCallBlock;
           this.calls.set(chunk.id, call);
+          this.callBlocks.push(call);
         }
         if (chunk.providerData) call.providerData = { ...call.providerData, ...chunk.providerData };
-        if (chunk.delta) {
-          call.input += chunk.delta;
-          this.publish?.({ type: 'TOOL_CALL_DELTA', replyId, toolCallId: call.id, delta: chunk.delta });
+        // Arguments past the limit are not kept: one character more than it marks the call as too long.
+        const room = this.limits.maxToolInputChars + 1 - call.input.length;
+        const delta =
+          chunk.delta && room < chunk.delta.length ? chunk.delta.slice(0, Math.max(0, room)) : chunk.delta;
+        if (delta) {
+          call.input += delta;
+          this.publish?.({ type: 'TOOL_CALL_DELTA', replyId, toolCallId: call.id, delta });
         }
         return;
       }
@@ -178,3 +196,6 @@ export class ModelStream {
     this.thinking = undefined;
   }
 }
+
+/** Thrown by {@link ModelStream.handle} when a response grows past `maxResponseChars`: the model turn cuts it off. */
+export class ResponseCutOff extends Error {}

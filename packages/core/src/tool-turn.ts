@@ -8,16 +8,23 @@ import { findToolResult } from './msg';
 import { anyRuleMatches, decidePermission, defaultSuggestedRules } from './permissions';
 import type { ToolDecision } from './plugin';
 import { parseToolInput } from './tool-input';
-import { notFoundText } from './tool-result-texts';
+import { inputTooLongText, notFoundText, tooManyCallsText } from './tool-result-texts';
 
 /** How a tool call (or a batch of them) left the reply: done, waiting for an answer, or interrupted. */
 export type CallOutcome = 'done' | 'paused' | 'interrupted';
 
 /**
  * Runs the calls of one model response. Consecutive concurrency-safe calls (and unknown tools) run
- * together; the rest one by one. Stops at the first batch that pauses or is interrupted.
+ * together, at most `limits.maxParallelToolCalls` at a time; the rest one by one. Calls past
+ * `limits.maxToolCallsPerResponse` get error results instead. Stops at the first batch that pauses or is
+ * interrupted.
  */
 export async function runToolCalls(reply: ActiveReply, calls: ToolCallBlock[]): Promise<CallOutcome> {
+  const { maxToolCallsPerResponse: most, maxParallelToolCalls } = reply.core.limits;
+  if (calls.length > most) {
+    for (const call of calls.slice(most)) await failCall(reply, call, tooManyCallsText(most), 'error');
+    calls = calls.slice(0, most);
+  }
   const batches: Array<{ concurrent: boolean; calls: ToolCallBlock[] }> = [];
   for (const call of calls) {
     const tool = reply.tools.get(call.name);
@@ -30,7 +37,9 @@ export async function runToolCalls(reply: ActiveReply, calls: ToolCallBlock[]): 
     let outcomes: CallOutcome[];
     if (batch.concurrent && batch.calls.length > 1) {
       const asked: ToolCallBlock[] = [];
-      const settled = await Promise.allSettled(batch.calls.map((c) => runToolCall(reply, c, asked)));
+      const settled = await settleInPool(batch.calls, maxParallelToolCalls, (c) =>
+        runToolCall(reply, c, asked),
+      );
       const failed = settled.find((r) => r.status === 'rejected');
       if (failed) throw (failed as PromiseRejectedResult).reason;
       outcomes = settled.map((r) => (r as PromiseFulfilledResult<CallOutcome>).value);
@@ -61,6 +70,10 @@ export async function runToolCall(
 ): Promise<CallOutcome> {
   const replyId = reply.msg.id;
   const tool = reply.tools.get(call.name);
+  const maxInput = reply.core.limits.maxToolInputChars;
+  // Arguments past the limit were not kept (ModelStream): the call does not run, and keeps no input.
+  if (call.input.length > maxInput)
+    return failCall(reply, call, inputTooLongText(call.name, maxInput), 'error', { input: '' });
   let input: unknown;
   if (tool) {
     const parsed = await parseToolInput(tool, call.input);
@@ -208,4 +221,25 @@ export async function failCall(
   emitOutput(reply, call.id, message);
   await finishResult(reply, call, state, {});
   return 'done';
+}
+
+/** `Promise.allSettled` over `items`, running at most `size` of them at a time; results in item order. */
+async function settleInPool<T, R>(
+  items: readonly T[],
+  size: number,
+  run: (item: T) => Promise<R>,
+): Promise<PromiseSettledResult<R>[]> {
+  const results: PromiseSettledResult<R>[] = [];
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < items.length; i = next++) {
+      try {
+        results[i] = { status: 'fulfilled', value: await run(items[i]!) };
+      } catch (reason) {
+        results[i] = { status: 'rejected', reason };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(size, items.length) }, worker));
+  return results;
 }
