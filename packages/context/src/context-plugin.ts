@@ -156,6 +156,7 @@ export function contextPlugin(options: ContextPluginOptions = {}): ContextPlugin
     countTokens: (input) => ctx.countTokens(input),
     replaceContext: (next) => ctx.replaceContext(next),
     streamModel: (request) => ctx.streamModel(request),
+    usageRecorded: true,
     signal: signal ?? ctx.signal,
     logger: ctx.logger,
     hintSource: CONTEXT_PLUGIN_NAME,

@@ -7,7 +7,7 @@ import type { Checkpointer } from './checkpointer';
 import type { AgentEvent } from './events';
 import type { HookDriver, HookScope } from './hook-driver';
 import type { JSONObject } from './json';
-import type { ChatModel, ToolSchema } from './model';
+import type { ChatModel, ModelChunk, ModelRequest, ToolSchema } from './model';
 import type { Msg } from './msg';
 import type { ModelPlan } from './open-model-stream';
 import type { Logger, Plugin } from './plugin';
@@ -62,6 +62,8 @@ export interface RunHandle {
   emitCustom(name: string, value: JSONObject): void;
   replaceContext(next: { summary: AgentState['summary']; context: Msg[] }): void;
   countState(): number;
+  /** A model call of `plugin` (`ctx.streamModel`): a model call of the reply while it runs. */
+  streamModel(plugin: Plugin<any>, request: ModelRequest): AsyncGenerator<ModelChunk>;
 }
 
 /** A running reply as its turns (model turn, tool turn, pause and end) see it. `ReplyRun` implements it. */

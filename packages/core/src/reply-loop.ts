@@ -56,7 +56,9 @@ export class ReplyRun extends ReplyScope {
   }
 
   run(): Promise<Msg | null> {
-    return withDeadline(this.controller, this.options.timeoutMs, () => this.accept());
+    return withDeadline(this.controller, this.options.timeoutMs, () => this.accept()).finally(() => {
+      this.closed = true;
+    });
   }
 
   /** Accepts the input (a new reply, a resume, a recovery), then runs the loop. */
