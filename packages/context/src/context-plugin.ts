@@ -30,7 +30,10 @@ export interface ContextPluginOptions extends ContextConfig {
   offloader?: Offloader | undefined;
 }
 
-/** What `compress` needs of an agent (an `Agent` from `@agentkit/core` fits). */
+/**
+ * What `compress` needs of an agent (an `Agent` from `@agentkit/core` fits); `compressContext` finds the
+ * agent's own context plugin among `plugins`.
+ */
 export type CompressibleAgent = Pick<
   Agent,
   | 'name'
@@ -42,7 +45,8 @@ export type CompressibleAgent = Pick<
   | 'countTokens'
   | 'streamModel'
   | 'logger'
->;
+> &
+  Partial<Pick<Agent, 'plugins'>>;
 
 /** Options of a manual compression. */
 export interface CompressContextOptions {

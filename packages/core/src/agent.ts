@@ -212,6 +212,11 @@ export class Agent {
     return streamModel(this.core, { ...request, signal: request.signal ?? new AbortController().signal });
   }
 
+  /** The agent's plugins, flattened, in the order they were given. */
+  get plugins(): readonly Plugin<any>[] {
+    return this.core.plugins;
+  }
+
   /** The tools of the agent and its plugins (reply-scoped tools are not listed). */
   get tools(): readonly AnyTool[] {
     return [...this.core.tools.values()];
