@@ -456,7 +456,7 @@ describe('manual compression (reference compress_context_test)', () => {
         offloaded.push(msgs.map((m) => m.id));
         return '/offload/context.jsonl';
       },
-      offloadDataBlock: async () => 'unused',
+      offloadDataBlock: async (block) => block,
       offloadToolResult: async () => 'unused',
     };
     const build = (plugins: ContextPluginOptions | null) =>
