@@ -62,6 +62,8 @@ export class Agent {
   readonly model: ChatModel;
   private readonly core: AgentCore;
   private running = false;
+  /** Messages observed while a reply ran, added to the context when it ends. */
+  private observed: Msg[] | undefined;
 
   constructor(options: AgentOptions) {
     if (typeof options?.name !== 'string' || options.name === '')
@@ -290,14 +292,22 @@ export class Agent {
       return await run();
     } finally {
       this.running = false;
+      const observed = this.observed;
+      this.observed = undefined;
+      if (observed) this.core.state.context.push(...observed);
     }
   }
 
-  /** Adds messages to the context without replying (e.g. another agent's output). */
+  /**
+   * Adds messages to the context without replying (e.g. another agent's output). While a reply runs they
+   * wait until it ends (or pauses) and then follow its message, so the history never shows them before
+   * turns the model produced without having seen them.
+   */
   async observe(msgs: Msg | readonly Msg[]): Promise<void> {
     const normalized = normalizeInput(msgs as AgentInput);
     if ('event' in normalized) throw new ConfigError('observe() takes messages, not events.');
-    this.core.state.context.push(...normalized.messages);
+    if (this.running) (this.observed ??= []).push(...normalized.messages);
+    else this.core.state.context.push(...normalized.messages);
   }
 }
 
