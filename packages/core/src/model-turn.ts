@@ -58,6 +58,7 @@ export async function modelTurn(
     messages: requestMessages(core),
     tools: reply.toolSchemas(),
     toolChoice: toolChoice ?? 'auto',
+    agentName: core.name,
   };
   const built = request;
   if (core.driver.has('beforeInference'))
