@@ -39,10 +39,8 @@ describe('observe() while a reply runs', () => {
   });
 
   it('is added when the reply fails too, and at once when no reply runs', async () => {
-    let agent!: Agent;
     const model = new ScriptedModel([{ error: new Error('down') }]);
-    const boom = defineTool({ name: 'x', description: 'x', inputSchema: { type: 'object' } });
-    agent = new Agent({ name: 'Alice', model, tools: [boom], logger: { warn() {}, error() {} } });
+    const agent = new Agent({ name: 'Alice', model, logger: { warn() {}, error() {} } });
     const pending = agent.reply('hi');
     await agent.observe(userMsg('meanwhile'));
     expect(agent.state.context.map((m) => getText(m))).not.toContain('meanwhile');

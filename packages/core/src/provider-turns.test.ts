@@ -58,7 +58,12 @@ describe('toProviderTurns with agentName', () => {
 
   it('the agent tells adapters its name in every request', async () => {
     let seen: string | undefined;
-    const spy = new ScriptedModel([(request) => ((seen = request.agentName), textChunks('ok'))]);
+    const spy = new ScriptedModel([
+      (request) => {
+        seen = request.agentName;
+        return textChunks('ok');
+      },
+    ]);
     await new Agent({ name: 'Alice', model: spy }).reply('hi');
     expect(seen).toBe('Alice');
   });
