@@ -176,7 +176,7 @@ function checkMsg(m: unknown, path: string): void {
     if (allowed && !allowed.has(b.type)) fail(`${at}.type`, `a block a ${m.role} message may hold`);
     checkBlock(b, at);
   }
-  if (!isObject(m.metadata)) fail(`${path}.metadata`, 'an object');
+  if (m.metadata !== undefined && !isObject(m.metadata)) fail(`${path}.metadata`, 'an object (or absent)');
   str(m, 'createdAt', path);
   checkUsage(m.usage, `${path}.usage`);
   strOrNull(m, 'finishedAt', path);

