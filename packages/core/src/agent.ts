@@ -1,11 +1,11 @@
 import { resolveLimits } from './agent-limits';
 import type { AgentOptions } from './agent-options';
-import type { Capabilities } from './capabilities';
 import { AgentkitError } from './errors/agentkit-error';
 import { ConfigError } from './errors/config-error';
 import { StateError } from './errors/state-error';
 import type { AgentEvent } from './events';
 import { HookDriver } from './hook-driver';
+import { pluginSet } from './plugin-set';
 import type { JSONValue } from './json';
 import type { ChatModel, ModelChunk, ModelRequest, TokenCountInput } from './model';
 import { streamModel } from './open-model-stream';
@@ -78,46 +78,20 @@ export class Agent {
     const logger = toLogger(options.logger);
     const plugins = flattenPlugins(options.plugins);
 
-    const names = new Set<string>();
-    for (const p of plugins) {
-      if (typeof p.name !== 'string' || p.name === '')
-        throw new ConfigError('Every plugin needs a non-empty name.', { field: 'plugins' });
-      if (names.has(p.name))
-        throw new ConfigError(`Plugin '${p.name}' is installed twice.`, { field: 'plugins' });
-      names.add(p.name);
-    }
-    for (const p of plugins)
-      for (const dep of p.dependencies ?? [])
-        if (!names.has(dep))
-          throw new ConfigError(`Plugin '${p.name}' needs plugin '${dep}', which is not installed.`, {
-            field: 'plugins',
-          });
-
-    const capabilities: Partial<Capabilities> = {};
-    for (const p of plugins)
-      for (const [key, value] of Object.entries(p.provides ?? {})) {
-        if (key in capabilities)
-          throw new ConfigError(`Two plugins provide capability '${key}' (the second is '${p.name}').`, {
-            field: 'plugins',
-          });
-        (capabilities as Record<string, unknown>)[key] = value;
+    const set = pluginSet(plugins);
+    // The agent's own tools come first; without any, the plugin set's tools are shared as they are.
+    let tools = set.tools;
+    if (options.tools?.length) {
+      const own = new Map<string, AnyTool>();
+      for (const tool of [...options.tools, ...set.tools.values()]) {
+        if (own.has(tool.name))
+          throw new ConfigError(`Two tools are named '${tool.name}'.`, { field: 'tools' });
+        checkTool(tool);
+        own.set(tool.name, tool);
       }
-
-    const tools = new Map<string, AnyTool>();
-    const toolOwners = new Map<string, Plugin<any>>();
-    const owned = plugins.flatMap((p) =>
-      (p.tools ?? []).map((tool) => ({ tool, owner: p as Plugin<any> | undefined })),
-    );
-    for (const { tool, owner } of [
-      ...(options.tools ?? []).map((tool) => ({ tool, owner: undefined })),
-      ...owned,
-    ]) {
-      if (tools.has(tool.name))
-        throw new ConfigError(`Two tools are named '${tool.name}'.`, { field: 'tools' });
-      checkTool(tool);
-      tools.set(tool.name, tool);
-      if (owner) toolOwners.set(tool.name, owner);
+      tools = own;
     }
+    const capabilities = set.capabilities;
 
     const state = options.state === undefined ? createAgentState() : parseAgentState(options.state);
     for (const p of plugins) {
@@ -134,9 +108,9 @@ export class Agent {
       model: options.model,
       models: options.fallbackModel ? [options.model, options.fallbackModel] : [options.model],
       tools,
-      toolOwners,
+      toolOwners: set.owners,
       plugins,
-      driver: new HookDriver(plugins, logger),
+      driver: new HookDriver(plugins, logger, set.handlers),
       state,
       counter: new TokenCounter(options.model),
       tokens: { calibrate: false, last: undefined },
@@ -155,7 +129,7 @@ export class Agent {
       model: this.model,
       systemPrompt: this.core.systemPrompt,
       logger,
-      plugins: [...names],
+      plugins: set.names,
       capability: (name) => capabilities[name],
     };
     for (const p of plugins) {

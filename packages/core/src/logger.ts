@@ -33,10 +33,19 @@ export function consoleLogger(level: LogLevel = 'warn'): Required<Logger> {
  * packages that take a `logger` option and want to call any level without checking.
  */
 export function toLogger(option: Partial<Logger> | undefined): Required<Logger> {
-  if (!option) return consoleLogger();
-  const bind = (l: LogLevel) => {
-    const write = option[l];
-    return typeof write === 'function' ? write.bind(option) : noop;
-  };
-  return { debug: bind('debug'), info: bind('info'), warn: bind('warn'), error: bind('error') };
+  if (!option) return (defaultLogger ??= consoleLogger());
+  // One per logger, not per agent: an agent per session often shares the application's logger.
+  let bound = boundLoggers.get(option);
+  if (!bound) {
+    const bind = (l: LogLevel) => {
+      const write = option[l];
+      return typeof write === 'function' ? write.bind(option) : noop;
+    };
+    bound = { debug: bind('debug'), info: bind('info'), warn: bind('warn'), error: bind('error') };
+    boundLoggers.set(option, bound);
+  }
+  return bound;
 }
+
+let defaultLogger: Required<Logger> | undefined;
+const boundLoggers = new WeakMap<Partial<Logger>, Required<Logger>>();
