@@ -38,7 +38,18 @@ export class ModelStream {
     /** The tool-call ids the reply already uses; new calls are added. A set, so a long reply stays O(1). */
     private readonly callIds: Set<string>,
     private readonly limits: Pick<AgentLimits, 'maxResponseChars' | 'maxToolInputChars'>,
+    /**
+     * The id of the message's first block, when this call makes it: the message's own id (unique, and no
+     * second string to keep for a one-block answer). `undefined` when the message has blocks already.
+     */
+    private firstBlockId: string | undefined,
   ) {}
+
+  private blockId(): string {
+    const id = this.firstBlockId ?? newId();
+    this.firstBlockId = undefined;
+    return id;
+  }
 
   /**
    * Applies one chunk. Throws {@link ResponseCutOff} (applying nothing) when the chunk would take the
@@ -64,7 +75,7 @@ export class ModelStream {
         if (chunk.newBlock) this.closeText();
         this.closeThinking();
         if (!text || chunk.newBlock) {
-          this.record({ type: 'TEXT_BLOCK_START', replyId, blockId: newId() });
+          this.record({ type: 'TEXT_BLOCK_START', replyId, blockId: this.blockId() });
           text = this.text = this.msg.content[this.msg.content.length - 1] as TextBlock;
         }
         if (chunk.providerData) text.providerData = { ...text.providerData, ...chunk.providerData };
@@ -78,7 +89,7 @@ export class ModelStream {
         this.closeText();
         if (chunk.newBlock) this.closeThinking();
         if (!this.thinking) {
-          this.record({ type: 'THINKING_BLOCK_START', replyId, blockId: newId() });
+          this.record({ type: 'THINKING_BLOCK_START', replyId, blockId: this.blockId() });
           this.thinking = this.msg.content[this.msg.content.length - 1] as ThinkingBlock;
         }
         const thinking = this.thinking;
@@ -125,7 +136,12 @@ export class ModelStream {
         this.produced = true;
         if (chunk.newBlock) this.closeData();
         if (!this.data) {
-          this.record({ type: 'DATA_BLOCK_START', replyId, blockId: newId(), mediaType: chunk.mediaType });
+          this.record({
+            type: 'DATA_BLOCK_START',
+            replyId,
+            blockId: this.blockId(),
+            mediaType: chunk.mediaType,
+          });
           this.data = this.msg.content[this.msg.content.length - 1] as DataBlock;
         }
         if (chunk.providerData) this.data.providerData = { ...this.data.providerData, ...chunk.providerData };

@@ -105,6 +105,8 @@ async function callModel(
     sink ? (e) => reply.publish(e) : undefined,
     reply.callIds,
     core.limits,
+    // A message that never had a block (not even one a compression moved out) names its first by its id.
+    reply.msg.content.length === 0 && reply.compressedBlocks.length === 0 ? replyId : undefined,
   );
   let started = false;
   const start = (model: ChatModel) => {

@@ -48,9 +48,21 @@ describe('pluginSet', () => {
 });
 
 describe('toLogger', () => {
-  it('binds a logger once, however many agents use it', () => {
-    const mine = { warn() {}, error() {} };
-    expect(toLogger(mine)).toBe(toLogger(mine));
+  it('forwards the levels a logger has, with the logger as this, and drops the others', () => {
+    const lines: string[] = [];
+    const mine = {
+      prefix: '>',
+      warn(this: { prefix: string }, m: string) {
+        lines.push(`${this.prefix} ${m}`);
+      },
+      error() {},
+    };
+    const logger = toLogger(mine);
+    logger.warn('careful');
+    logger.debug('dropped');
+    logger.info('dropped');
+    expect(lines).toEqual(['> careful']);
+    // No logger: one console logger shared by every agent.
     expect(toLogger(undefined)).toBe(toLogger(undefined));
   });
 });
