@@ -4,6 +4,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { fullGc, median } from './stats';
+import type { SetupSubject } from './plugin-setup';
 import { loadSubject, type SubjectId } from './subjects/index';
 
 /** What the orchestrator asks a child to measure. */
@@ -23,7 +24,8 @@ export type Job =
       overheadReps: number;
       modelMs: number;
     }
-  | { scenario: 'CTX'; turns: number; window: number };
+  | { scenario: 'CTX'; turns: number; window: number }
+  | { scenario: 'SETUP'; subject: SetupSubject; agents: number; turns: number };
 
 async function measure(job: Job): Promise<Record<string, number | string>> {
   switch (job.scenario) {
@@ -117,6 +119,8 @@ async function measure(job: Job): Promise<Record<string, number | string>> {
       return (await import('./queue-bench')).queueBench(job);
     case 'CTX':
       return (await import('./plugin-scale')).pluginScale(job.turns, job.window);
+    case 'SETUP':
+      return (await import('./plugin-setup')).pluginSetup(job.subject, job.agents, job.turns);
   }
 }
 
