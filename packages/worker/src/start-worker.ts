@@ -159,20 +159,27 @@ export function startWorker(options: StartWorkerOptions): ReplyWorker {
     const { session } = data;
     const progress = { ran: false };
     try {
+      // `return await`: a parked job's DelayedError must reach the catch below before the `finally` awaits,
+      // or Node reports it as an unhandled rejection while the `finally` runs.
       const place = await lines.place(session, job.id!);
       if (place.place === 'gone') return { status: 'over', replyId: null, retries: 0 };
       if (place.place === 'behind') {
         if (place.head && (await isStaleEntry(queue, place.head))) {
           await lines.dropHead(session, place.head);
-          return park(job, lock, 0);
+          return await park(job, lock, 0);
         }
-        return park(job, lock, parkMs, async () => (await lines.place(session, job.id!)).place === 'head');
+        return await park(
+          job,
+          lock,
+          parkMs,
+          async () => (await lines.place(session, job.id!)).place === 'head',
+        );
       }
       if (
         maxPerUser !== undefined &&
         !(await lines.enterUser(session.userId, job.id!, maxPerUser, leaseTtlMs * 3))
       )
-        return park(job, lock, 250);
+        return await park(job, lock, 250);
       return await runJob(job, lock, data, place.interruptedThrough, progress);
     } catch (error) {
       // Out of attempts before the reply ran (the store unreachable): clients following the run must
