@@ -6,6 +6,7 @@ import { performance } from 'node:perf_hooks';
 import type { CheckpointJob } from './checkpoint-job';
 import type { ServerJob } from './server-job';
 import { fullGc, median } from './stats';
+import type { SetupSubject } from './plugin-setup';
 import { loadSubject, type SubjectId } from './subjects/index';
 
 /** What the orchestrator asks a child to measure. */
@@ -27,7 +28,8 @@ export type Job =
     }
   | { scenario: 'CTX'; turns: number; window: number }
   | ServerJob
-  | CheckpointJob;
+  | CheckpointJob
+  | { scenario: 'SETUP'; subject: SetupSubject; agents: number; turns: number };
 
 async function measure(job: Job): Promise<Record<string, number | string>> {
   switch (job.scenario) {
@@ -125,6 +127,8 @@ async function measure(job: Job): Promise<Record<string, number | string>> {
       return (await import('./server-bench')).serverBench(job);
     case 'CKPT':
       return (await import('./checkpoint-bench')).checkpointBench(job);
+    case 'SETUP':
+      return (await import('./plugin-setup')).pluginSetup(job.subject, job.agents, job.turns);
   }
 }
 

@@ -212,7 +212,8 @@ describe('tokenBudget', () => {
     });
     const msg = await agent.reply('go');
     expect(msg.finishedReason).toBe('completed');
-    expect(agent.state.context[0]!.usage?.outputTokens).toBe(540); // the fresh reply message lost the first call's 600
+    // The fresh reply message keeps what the reply spent before the compression (600 + 500 + 40).
+    expect(agent.state.context[0]!.usage?.outputTokens).toBe(1140);
     expect(log).toEqual(['a']);
     expect(model.requests.map((r) => r.toolChoice)).toEqual(['auto', 'auto', 'none']);
     expect(readTokenBudget(agent.state)).toEqual({ spent: 1140, replies: 1 });

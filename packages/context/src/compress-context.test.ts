@@ -449,6 +449,42 @@ describe('manual compression (reference compress_context_test)', () => {
     expect(agent.state.summary).toBe(SUMMARY);
   });
 
+  it("compressContext(agent) uses the agent's own context plugin: its trigger and its offloader", async () => {
+    const offloaded: string[][] = [];
+    const offloader: Offloader = {
+      offloadContext: async (_session, msgs) => {
+        offloaded.push(msgs.map((m) => m.id));
+        return '/offload/context.jsonl';
+      },
+      offloadDataBlock: async (block) => block,
+      offloadToolResult: async () => 'unused',
+    };
+    const build = (plugins: ContextPluginOptions | null) =>
+      new Agent({
+        name: 'Friday',
+        model: new ScriptedModel([summaryStep()], { contextSize: 1000 }),
+        plugins: plugins ? [contextPlugin(plugins)] : [],
+        state: {
+          ...createAgentState({ sessionId: 's' }),
+          // 700 of 1,000 tokens: above the agent's trigger (0.5), below the default one (0.8).
+          context: [user('a', 400), asst('b', 200), user('c', 100)],
+        },
+      });
+    const configured = build({ triggerRatio: 0.5, reserveRatio: 0.2, offloader });
+    const outcome = await compressContext(configured);
+    expect(outcome).toMatchObject({ compressed: true, offloadPath: '/offload/context.jsonl' });
+    expect(offloaded).toEqual([['a', 'b']]);
+    expect(configured.state.summary).toContain("'/offload/context.jsonl'");
+    // Told otherwise: another plugin's configuration (the defaults), or the agent without a context plugin.
+    const other = build({ triggerRatio: 0.5, reserveRatio: 0.2, offloader });
+    expect((await compressContext(other, { plugin: contextPlugin() })).compressed).toBe(false);
+    expect((await compressContext(build(null))).compressed).toBe(false);
+    // `config` still overrides the agent's for one call.
+    const overridden = build({ triggerRatio: 0.5, reserveRatio: 0.2, offloader });
+    expect((await compressContext(overridden, { config: { triggerRatio: 0.8 } })).compressed).toBe(false);
+    expect(offloaded).toHaveLength(1);
+  });
+
   it('limits images even below the threshold', async () => {
     const img = (n: string) => ({
       type: 'data' as const,

@@ -32,13 +32,22 @@ describe('context configuration', () => {
     expect((DEFAULT_SUMMARY_SCHEMA.required as string[]).length).toBe(5);
   });
 
-  it('does not share the resolved object between plugins', () => {
+  it("shares only what cannot change: the frozen defaults; a caller's schema is copied", () => {
     const a = contextPlugin();
     const b = contextPlugin();
     expect(a.config).not.toBe(b.config);
     expect(a.provides?.compression).not.toBe(b.provides?.compression);
-    expect(resolveContextConfig({})).not.toBe(DEFAULT_CONTEXT_CONFIG);
-    expect(resolveContextConfig({}).summarySchema).not.toBe(resolveContextConfig({}).summarySchema);
+    // Nothing to merge: the resolved defaults themselves, frozen to the schema's leaves (a plugin per
+    // session copies nothing).
+    expect(resolveContextConfig({})).toBe(DEFAULT_CONTEXT_CONFIG);
+    expect(Object.isFrozen(DEFAULT_CONTEXT_CONFIG.summarySchema.properties)).toBe(true);
+    expect(() => {
+      (DEFAULT_CONTEXT_CONFIG.summarySchema as { title: string }).title = 'changed';
+    }).toThrow(TypeError);
+    const mine = { ...DEFAULT_CONTEXT_CONFIG.summarySchema };
+    const resolved = resolveContextConfig({ summarySchema: mine });
+    expect(resolved.summarySchema).toEqual(mine);
+    expect(resolved.summarySchema).not.toBe(mine);
   });
 
   it('rejects invalid ratios at construction, naming the field', () => {
@@ -102,7 +111,7 @@ describe('context configuration', () => {
   });
 
   it('mounts the CompressContext tool only when enabled', () => {
-    expect(contextPlugin().tools).toEqual([]);
+    expect(contextPlugin().tools).toBeUndefined();
     expect(contextPlugin({ compressionToolEnabled: true }).tools?.map((t) => t.name)).toEqual([
       'CompressContext',
     ]);

@@ -73,6 +73,8 @@ export function resolveContextConfig(
 ): ResolvedContextConfig {
   if (config !== undefined && (typeof config !== 'object' || config === null || Array.isArray(config)))
     fail('config', 'must be an object.');
+  // Nothing to merge: the base is resolved (and validated) already, and never edited.
+  if (config === undefined || isEmpty(config)) return base as ResolvedContextConfig;
   const out = { ...base } as ResolvedContextConfig;
   for (const key of KEYS) {
     const value = config?.[key];
@@ -81,8 +83,9 @@ export function resolveContextConfig(
   // The buffer only matters to the CompressContext tool (and to @agentkit/injection, which checks it itself):
   // a low triggerRatio with the default buffer is valid unless the buffer is set or the tool is on.
   validate(out, config?.contextBufferRatio !== undefined || config?.compressionToolEnabled === true);
-  // Never share the schema object between configurations (a caller may edit theirs).
-  out.summarySchema = structuredClone(out.summarySchema);
+  // A caller's schema is copied (they may edit theirs later); the default and a base's copy are ours, and
+  // shared: a plugin per session does not copy the schema each time.
+  if (config?.summarySchema !== undefined) out.summarySchema = structuredClone(out.summarySchema);
   return out;
 }
 
@@ -121,4 +124,9 @@ function validate(c: ResolvedContextConfig, checkBuffer: boolean): void {
   for (const field of templateFields(c.summaryTemplate))
     if (!Object.hasOwn(props as object, field))
       fail('summaryTemplate', `refers to '{${field}}', which summarySchema.properties does not define.`);
+}
+
+function isEmpty(config: ContextConfig): boolean {
+  for (const key in config) if ((config as Record<string, unknown>)[key] !== undefined) return false;
+  return true;
 }

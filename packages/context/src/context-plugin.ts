@@ -30,7 +30,10 @@ export interface ContextPluginOptions extends ContextConfig {
   offloader?: Offloader | undefined;
 }
 
-/** What `compress` needs of an agent (an `Agent` from `@agentkit/core` fits). */
+/**
+ * What `compress` needs of an agent (an `Agent` from `@agentkit/core` fits); `compressContext` finds the
+ * agent's own context plugin among `plugins`.
+ */
 export type CompressibleAgent = Pick<
   Agent,
   | 'name'
@@ -42,7 +45,8 @@ export type CompressibleAgent = Pick<
   | 'countTokens'
   | 'streamModel'
   | 'logger'
->;
+> &
+  Partial<Pick<Agent, 'plugins'>>;
 
 /** Options of a manual compression. */
 export interface CompressContextOptions {
@@ -130,14 +134,6 @@ export function contextPlugin(options: ContextPluginOptions = {}): ContextPlugin
     triggerRatio: compression.triggerRatio,
     contextBufferRatio: compression.contextBufferRatio,
   });
-  // Per model: a token counter for tool results (outside the kernel's requests). Weak, so agents built
-  // per request do not leak.
-  const counters = new WeakMap<ChatModel, TokenCounter>();
-  const counterFor = (model: ChatModel) => {
-    let counter = counters.get(model);
-    if (!counter) counters.set(model, (counter = new TokenCounter(model)));
-    return counter;
-  };
 
   /** A compression inside a reply: everything goes through the kernel's plugin context. */
   const targetOf = (
@@ -156,6 +152,7 @@ export function contextPlugin(options: ContextPluginOptions = {}): ContextPlugin
     countTokens: (input) => ctx.countTokens(input),
     replaceContext: (next) => ctx.replaceContext(next),
     streamModel: (request) => ctx.streamModel(request),
+    usageRecorded: true,
     signal: signal ?? ctx.signal,
     logger: ctx.logger,
     hintSource: CONTEXT_PLUGIN_NAME,
@@ -173,28 +170,31 @@ export function contextPlugin(options: ContextPluginOptions = {}): ContextPlugin
     });
   };
 
-  const compressTool = createCompressContextTool(async ({ plugin: ctx, toolCallId, signal }) => {
-    const config = effective();
-    const ratio = Math.max(0, config.triggerRatio - config.contextBufferRatio);
-    const outcome = await runCompression(
-      targetOf(ctx, { systemPrompt: ctx.systemPrompt, tools: toolSchemas(ctx.tools) }, config, signal),
-      {
-        threshold: ratio * ctx.model.contextSize,
-        fallbackToTruncation: false,
-        keepToolCallIds: [toolCallId],
-        currentTokens: () => ctx.countTokens(),
-      },
-    );
-    report(ctx, outcome, 'tool');
-    return outcome.compressed;
-  });
+  // Made only for an agent that gets it: most do not, and a plugin per session should cost little.
+  const compressTool = base.compressionToolEnabled
+    ? createCompressContextTool(async ({ plugin: ctx, toolCallId, signal }) => {
+        const config = effective();
+        const ratio = Math.max(0, config.triggerRatio - config.contextBufferRatio);
+        const outcome = await runCompression(
+          targetOf(ctx, { systemPrompt: ctx.systemPrompt, tools: toolSchemas(ctx.tools) }, config, signal),
+          {
+            threshold: ratio * ctx.model.contextSize,
+            fallbackToTruncation: false,
+            keepToolCallIds: [toolCallId],
+            currentTokens: () => ctx.countTokens(),
+          },
+        );
+        report(ctx, outcome, 'tool');
+        return outcome.compressed;
+      })
+    : undefined;
 
   const plugin: ContextPlugin = {
     name: CONTEXT_PLUGIN_NAME,
     // Compression runs before other plugins' beforeInference hooks, so injected hints see the new context.
     enforce: 'pre',
     provides: { compression },
-    tools: base.compressionToolEnabled ? [compressTool] : [],
+    ...(compressTool ? { tools: [compressTool] } : {}),
     get config() {
       return effective();
     },
@@ -218,7 +218,7 @@ export function contextPlugin(options: ContextPluginOptions = {}): ContextPlugin
       },
       beforeTool({ toolCall, tool }) {
         // The agent manages its own context: always allowed.
-        if (toolCall.name === COMPRESS_CONTEXT_TOOL_NAME && tool === compressTool)
+        if (toolCall.name === COMPRESS_CONTEXT_TOOL_NAME && tool !== undefined && tool === compressTool)
           return { decision: 'allow' };
       },
       async afterTool({ ctx, result }) {
@@ -275,4 +275,15 @@ export function contextPlugin(options: ContextPluginOptions = {}): ContextPlugin
     },
   };
   return plugin;
+}
+
+/**
+ * A token counter per model for tool results (outside the kernel's requests), shared by every instance of
+ * the plugin. Weak, so agents and models built per request do not leak.
+ */
+const counters = new WeakMap<ChatModel, TokenCounter>();
+function counterFor(model: ChatModel): TokenCounter {
+  let counter = counters.get(model);
+  if (!counter) counters.set(model, (counter = new TokenCounter(model)));
+  return counter;
 }

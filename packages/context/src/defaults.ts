@@ -35,8 +35,8 @@ export const DEFAULT_SUMMARY_TEMPLATE =
   '# Next Steps\n{next_steps}\n\n' +
   '# Context to Preserve\n{context_to_preserve}</system-info>';
 
-/** The JSON Schema of the five summary fields the model fills in (all required strings). */
-export const DEFAULT_SUMMARY_SCHEMA: JSONSchema = {
+/** The JSON Schema of the five summary fields the model fills in (all required strings). Frozen: shared. */
+export const DEFAULT_SUMMARY_SCHEMA: JSONSchema = deepFreeze({
   type: 'object',
   title: 'SummarySchema',
   description: 'The compressed memory model, used to generate summary of old memories',
@@ -74,7 +74,7 @@ export const DEFAULT_SUMMARY_SCHEMA: JSONSchema = {
   },
   required: ['task_overview', 'current_state', 'important_discoveries', 'next_steps', 'context_to_preserve'],
   additionalProperties: false,
-};
+});
 
 /** The summary used when the summary call fails and there is no previous summary to keep. */
 export const TRUNCATION_SUMMARY =
@@ -86,4 +86,12 @@ export const SUMMARY_TOOL_NAME = 'generate_structured_output';
 /** The reminder appended to the summary when the compressed messages were offloaded to `path`. */
 export function offloadReminder(path: string): string {
   return `<system-reminder>The compressed context is offloaded to '${path}', you can refer to it when needed.</system-reminder>`;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
 }

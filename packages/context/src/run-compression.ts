@@ -59,6 +59,12 @@ export interface CompressionTarget {
   /** `source` of hint blocks this package adds (image notes). */
   hintSource: string | null;
   /**
+   * True inside a reply: the summary call (made through the plugin context's `streamModel`) is a model call
+   * of the reply, whose usage the kernel records (`MODEL_CALL_END`). Otherwise (a manual compression) its
+   * usage is added to the last kept message.
+   */
+  usageRecorded?: boolean | undefined;
+  /**
    * True while someone else may change the state (a manual compression: the agent is replying). Checked,
    * with the state itself, before anything is applied: a changed state is never overwritten.
    */
@@ -179,7 +185,8 @@ function hasText(summary: AgentState['summary'], text: string): boolean {
  * 5. on failure keeps the previous summary (or a truncation note) when the fallback is on, else throws
  *    {@link ContextCompressionError} and leaves the state as it was;
  * 6. offloads the old part (and says where in the summary), adds the call's usage to the last kept message
- *    (an empty assistant message with the reply id when nothing is kept), and replaces summary and context.
+ *    (an empty assistant message with the reply id when nothing is kept) unless the kernel records it (inside
+ *    a reply), and replaces summary and context.
  */
 export async function runCompression(
   target: CompressionTarget,
@@ -339,7 +346,7 @@ export async function runCompression(
   }
 
   const context = [...toKeep];
-  if (usage) {
+  if (usage && !target.usageRecorded) {
     const last = context[context.length - 1];
     if (last)
       context[context.length - 1] = {

@@ -1,12 +1,13 @@
 // Types only: what an agent shares with its replies, and what a reply shares with its turns and with
 // plugin contexts. Kept apart so the files that implement them never import each other.
+import type { AgentLimits } from './agent-limits';
 import type { ContentBlock, HintBlock } from './blocks';
 import type { Capabilities } from './capabilities';
 import type { Checkpointer } from './checkpointer';
 import type { AgentEvent } from './events';
 import type { HookDriver, HookScope } from './hook-driver';
 import type { JSONObject } from './json';
-import type { ChatModel, ToolSchema } from './model';
+import type { ChatModel, ModelChunk, ModelRequest, ToolSchema } from './model';
 import type { Msg } from './msg';
 import type { ModelPlan } from './open-model-stream';
 import type { Logger, Plugin } from './plugin';
@@ -34,6 +35,8 @@ export interface AgentCore extends ModelPlan {
   /** The compression summary as the message that leads the model input, built when the summary changes. */
   summaryLead: { summary: AgentState['summary']; msg: Msg } | undefined;
   maxIters: number;
+  /** Limits against a misbehaving model. */
+  limits: AgentLimits;
   logger: Logger;
   /**
    * The agent's last reply run, kept after it ended. Nothing reads it: it keeps one run (and its plugin
@@ -59,6 +62,8 @@ export interface RunHandle {
   emitCustom(name: string, value: JSONObject): void;
   replaceContext(next: { summary: AgentState['summary']; context: Msg[] }): void;
   countState(): number;
+  /** A model call of `plugin` (`ctx.streamModel`): a model call of the reply while it runs. */
+  streamModel(plugin: Plugin<any>, request: ModelRequest): AsyncGenerator<ModelChunk>;
 }
 
 /** A running reply as its turns (model turn, tool turn, pause and end) see it. `ReplyRun` implements it. */

@@ -1,3 +1,4 @@
+import type { AgentLimits } from './agent-limits';
 import type { ChatModel } from './model';
 import type { Logger } from './logger';
 import type { PluginOption } from './plugin';
@@ -29,6 +30,12 @@ export interface AgentOptions {
   /** Reasoning–acting iterations per reply before it ends `exceed_max_iters`. Default 50. */
   maxIters?: number | undefined;
   modelRetry?: ModelRetryOptions | undefined;
+  /**
+   * Limits against a misbehaving model: parallel tool calls, tool calls per response, characters of one
+   * call's arguments and of one response. Each one hit is recorded where the model sees it (see
+   * {@link AgentLimits}); missing fields keep their defaults.
+   */
+  limits?: Partial<AgentLimits> | undefined;
   /**
    * Where the agent and its plugins log (`debug` and `info` are optional). Default `consoleLogger()`:
    * warnings and errors to `console`, debug and info dropped.

@@ -1,10 +1,11 @@
+import { resolveLimits } from './agent-limits';
 import type { AgentOptions } from './agent-options';
-import type { Capabilities } from './capabilities';
 import { AgentkitError } from './errors/agentkit-error';
 import { ConfigError } from './errors/config-error';
 import { StateError } from './errors/state-error';
 import type { AgentEvent } from './events';
 import { HookDriver } from './hook-driver';
+import { pluginSet } from './plugin-set';
 import type { JSONValue } from './json';
 import type { ChatModel, ModelChunk, ModelRequest, TokenCountInput } from './model';
 import { streamModel } from './open-model-stream';
@@ -20,9 +21,10 @@ import { isStandardSchema } from './standard-schema';
 import { type AgentState, createAgentState, parseAgentState } from './state';
 import { calibratedCount } from './token-calibration';
 import { TokenCounter } from './token-count';
-import { toolJsonSchema } from './tool-input';
+import { checkTool } from './tool-input';
 import type { AnyTool } from './tool';
 import { toolSchemas } from './tool-input';
+import { thrownText } from './thrown-text';
 
 export type { AgentInput } from './reply-input';
 
@@ -60,6 +62,8 @@ export class Agent {
   readonly model: ChatModel;
   private readonly core: AgentCore;
   private running = false;
+  /** Messages observed while a reply ran, added to the context when it ends. */
+  private observed: Msg[] | undefined;
 
   constructor(options: AgentOptions) {
     if (typeof options?.name !== 'string' || options.name === '')
@@ -74,46 +78,20 @@ export class Agent {
     const logger = toLogger(options.logger);
     const plugins = flattenPlugins(options.plugins);
 
-    const names = new Set<string>();
-    for (const p of plugins) {
-      if (typeof p.name !== 'string' || p.name === '')
-        throw new ConfigError('Every plugin needs a non-empty name.', { field: 'plugins' });
-      if (names.has(p.name))
-        throw new ConfigError(`Plugin '${p.name}' is installed twice.`, { field: 'plugins' });
-      names.add(p.name);
-    }
-    for (const p of plugins)
-      for (const dep of p.dependencies ?? [])
-        if (!names.has(dep))
-          throw new ConfigError(`Plugin '${p.name}' needs plugin '${dep}', which is not installed.`, {
-            field: 'plugins',
-          });
-
-    const capabilities: Partial<Capabilities> = {};
-    for (const p of plugins)
-      for (const [key, value] of Object.entries(p.provides ?? {})) {
-        if (key in capabilities)
-          throw new ConfigError(`Two plugins provide capability '${key}' (the second is '${p.name}').`, {
-            field: 'plugins',
-          });
-        (capabilities as Record<string, unknown>)[key] = value;
+    const set = pluginSet(plugins);
+    // The agent's own tools come first; without any, the plugin set's tools are shared as they are.
+    let tools = set.tools;
+    if (options.tools?.length) {
+      const own = new Map<string, AnyTool>();
+      for (const tool of [...options.tools, ...set.tools.values()]) {
+        if (own.has(tool.name))
+          throw new ConfigError(`Two tools are named '${tool.name}'.`, { field: 'tools' });
+        checkTool(tool);
+        own.set(tool.name, tool);
       }
-
-    const tools = new Map<string, AnyTool>();
-    const toolOwners = new Map<string, Plugin<any>>();
-    const owned = plugins.flatMap((p) =>
-      (p.tools ?? []).map((tool) => ({ tool, owner: p as Plugin<any> | undefined })),
-    );
-    for (const { tool, owner } of [
-      ...(options.tools ?? []).map((tool) => ({ tool, owner: undefined })),
-      ...owned,
-    ]) {
-      if (tools.has(tool.name))
-        throw new ConfigError(`Two tools are named '${tool.name}'.`, { field: 'tools' });
-      toolJsonSchema(tool);
-      tools.set(tool.name, tool);
-      if (owner) toolOwners.set(tool.name, owner);
+      tools = own;
     }
+    const capabilities = set.capabilities;
 
     const state = options.state === undefined ? createAgentState() : parseAgentState(options.state);
     for (const p of plugins) {
@@ -130,9 +108,9 @@ export class Agent {
       model: options.model,
       models: options.fallbackModel ? [options.model, options.fallbackModel] : [options.model],
       tools,
-      toolOwners,
+      toolOwners: set.owners,
       plugins,
-      driver: new HookDriver(plugins, logger),
+      driver: new HookDriver(plugins, logger, set.handlers),
       state,
       counter: new TokenCounter(options.model),
       tokens: { calibrate: false, last: undefined },
@@ -140,6 +118,7 @@ export class Agent {
       summaryLead: undefined,
       lastReply: undefined,
       maxIters,
+      limits: resolveLimits(options.limits),
       retry: { maxRetries: 2, initialDelayMs: 500, maxDelayMs: 10_000, ...options.modelRetry },
       logger,
       capabilities,
@@ -150,7 +129,7 @@ export class Agent {
       model: this.model,
       systemPrompt: this.core.systemPrompt,
       logger,
-      plugins: [...names],
+      plugins: set.names,
       capability: (name) => capabilities[name],
     };
     for (const p of plugins) {
@@ -158,10 +137,7 @@ export class Agent {
         p.setup?.(setup);
       } catch (error) {
         if (AgentkitError.isInstance(error)) throw error;
-        throw new ConfigError(
-          `Plugin '${p.name}' failed in setup: ${(error as Error)?.message ?? String(error)}`,
-          { cause: error },
-        );
+        throw new ConfigError(`Plugin '${p.name}' failed in setup: ${thrownText(error)}`, { cause: error });
       }
     }
   }
@@ -210,6 +186,11 @@ export class Agent {
     request: Omit<ModelRequest, 'signal'> & { signal?: AbortSignal | undefined },
   ): AsyncGenerator<ModelChunk> {
     return streamModel(this.core, { ...request, signal: request.signal ?? new AbortController().signal });
+  }
+
+  /** The agent's plugins, flattened, in the order they were given. */
+  get plugins(): readonly Plugin<any>[] {
+    return this.core.plugins;
   }
 
   /** The tools of the agent and its plugins (reply-scoped tools are not listed). */
@@ -285,14 +266,22 @@ export class Agent {
       return await run();
     } finally {
       this.running = false;
+      const observed = this.observed;
+      this.observed = undefined;
+      if (observed) this.core.state.context.push(...observed);
     }
   }
 
-  /** Adds messages to the context without replying (e.g. another agent's output). */
+  /**
+   * Adds messages to the context without replying (e.g. another agent's output). While a reply runs they
+   * wait until it ends (or pauses) and then follow its message, so the history never shows them before
+   * turns the model produced without having seen them.
+   */
   async observe(msgs: Msg | readonly Msg[]): Promise<void> {
     const normalized = normalizeInput(msgs as AgentInput);
     if ('event' in normalized) throw new ConfigError('observe() takes messages, not events.');
-    this.core.state.context.push(...normalized.messages);
+    if (this.running) (this.observed ??= []).push(...normalized.messages);
+    else this.core.state.context.push(...normalized.messages);
   }
 }
 

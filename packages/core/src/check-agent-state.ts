@@ -34,8 +34,43 @@ const ROLE_BLOCKS: Record<string, ReadonlySet<string> | null> = {
   assistant: null,
 };
 
+/** The first shape problem found; the exported checks turn it into their own error or text. */
+class ShapeProblem {
+  constructor(readonly text: string) {}
+}
+
 function fail(path: string, expected: string): never {
-  throw new StateError(`Invalid agent state: '${path}' must be ${expected}.`);
+  throw new ShapeProblem(`'${path}' must be ${expected}`);
+}
+
+/** Runs a check, returning the first problem's text (or `null`). */
+function problemOf(check: () => void): string | null {
+  try {
+    check();
+    return null;
+  } catch (error) {
+    if (error instanceof ShapeProblem) return error.text;
+    throw error;
+  }
+}
+
+/**
+ * Why `msg` (already JSON, see `jsonValueProblem`) is not a message a state can hold, naming the path
+ * (e.g. `'input[0].content[1].text' must be a string`), or `null`. What `reply` and `observe` check input
+ * messages with, so that a state they grew always loads again.
+ */
+export function messageProblem(msg: unknown, path: string): string | null {
+  return problemOf(() => checkMsg(msg, path));
+}
+
+/** Why a part of an external tool result (a text or data block; its id optional) cannot be kept, or `null`. */
+export function resultPartProblem(part: unknown, path: string): string | null {
+  return problemOf(() => checkTextOrData(isObject(part) ? { id: '', ...part } : part, path));
+}
+
+/** Why a permission rule cannot be kept, or `null`. */
+export function ruleProblem(rule: unknown, path: string): string | null {
+  return problemOf(() => checkRule(rule, path));
 }
 
 function str(o: Obj, key: string, path: string): void {
@@ -141,7 +176,7 @@ function checkMsg(m: unknown, path: string): void {
     if (allowed && !allowed.has(b.type)) fail(`${at}.type`, `a block a ${m.role} message may hold`);
     checkBlock(b, at);
   }
-  if (!isObject(m.metadata)) fail(`${path}.metadata`, 'an object');
+  if (m.metadata !== undefined && !isObject(m.metadata)) fail(`${path}.metadata`, 'an object (or absent)');
   str(m, 'createdAt', path);
   checkUsage(m.usage, `${path}.usage`);
   strOrNull(m, 'finishedAt', path);
@@ -161,6 +196,11 @@ function checkMsg(m: unknown, path: string): void {
  * `StateError` naming the first bad path. Unknown extra fields are kept and not checked.
  */
 export function checkAgentState(value: Obj): void {
+  const problem = problemOf(() => checkState(value));
+  if (problem) throw new StateError(`Invalid agent state: ${problem}.`);
+}
+
+function checkState(value: Obj): void {
   if (typeof value.sessionId !== 'string' || value.sessionId === '') fail('sessionId', 'a non-empty string');
   const summary = value.summary;
   if (typeof summary !== 'string') {

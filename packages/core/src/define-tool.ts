@@ -1,10 +1,11 @@
 import type { Tool, ToolContext } from './tool';
-import { toolJsonSchema } from './tool-input';
+import { checkTool } from './tool-input';
 
 /**
  * Defines a tool: infers `execute`'s input type (from `inputSchema`) and context (from an annotated
  * `ctx`, e.g. `(input, ctx: PluginToolContext<MyState>)` for a plugin's tool), and checks that the input
- * schema can be sent to a model (throws `ConfigError` otherwise, e.g. for a zod schema older than 4.2).
+ * schema can be sent to a model and `timeoutMs` is valid (throws `ConfigError` otherwise, e.g. for a zod
+ * schema older than 4.2).
  * @example
  * const add = defineTool({
  *   name: 'add', description: 'Add two numbers',
@@ -14,6 +15,6 @@ import { toolJsonSchema } from './tool-input';
  */
 export function defineTool<I, C extends ToolContext = ToolContext>(tool: Tool<I, C>): Tool<I, C> {
   // Fails here, not at the first reply, when the schema cannot give the model a JSON Schema.
-  toolJsonSchema(tool);
+  checkTool(tool);
   return tool;
 }

@@ -40,6 +40,15 @@ function statusOf(error: object): number | undefined {
  * the plugin and hook for {@link PluginHookError}.
  */
 export function classifyError(error: unknown): ErrorInfo {
+  try {
+    return classify(error);
+  } catch {
+    // Reading the thrown value threw (a proxy, a getter): it tells nothing more.
+    return { type: 'unknown', message: `The reply failed with an unexpected error (${typeof error}).` };
+  }
+}
+
+function classify(error: unknown): ErrorInfo {
   const seen = new Set<unknown>();
   const queue: unknown[] = [error];
   while (queue.length > 0) {
@@ -51,6 +60,8 @@ export function classifyError(error: unknown): ErrorInfo {
       return { type: (e as ModelError).errorType, message: e.message };
     if (AgentkitError.isInstance(e) && e.code === 'PLUGIN_HOOK')
       return { type: 'internal', message: e.message };
+    if (AgentkitError.isInstance(e) && e.code === 'REPLY_TIMEOUT')
+      return { type: 'connection', message: e.message };
     const status = statusOf(e);
     const fromStatus = status === undefined ? undefined : errorTypeFromStatus(status);
     if (fromStatus) return { type: fromStatus, message: genericMessage(fromStatus, status) };

@@ -71,7 +71,11 @@ export interface ReplySnapshotEvent {
   createdAt: string;
 }
 
-/** A model call starts. */
+/**
+ * A model call of the reply starts: one of the loop's, or a plugin's (`ctx.streamModel` during the reply,
+ * e.g. a compression summary, named by `plugin`). Every model call's usage reaches the reply message
+ * through its `MODEL_CALL_END`.
+ */
 export interface ModelCallStartEvent {
   /** The event's kind. */
   type: 'MODEL_CALL_START';
@@ -79,6 +83,8 @@ export interface ModelCallStartEvent {
   replyId: string;
   /** The model that answers: the primary one, or the fallback after the primary failed. */
   modelName: string;
+  /** The plugin that made the call through `ctx.streamModel` (e.g. a compression summary); absent for the reply's own calls. */
+  plugin?: string | undefined;
   /** When the call's stream opened (after any retries). */
   createdAt: string;
 }
@@ -91,8 +97,10 @@ export interface ModelCallEndEvent {
   replyId: string;
   /** The call's token usage, added to the reply message's `usage`. */
   usage: Usage;
-  /** How the call's stream ended: fully, cut by an interrupt, or failed. */
+  /** How the call's stream ended: fully, cut by an interrupt, or failed (or cut off by a limit). */
   finishedReason: 'completed' | 'interrupted' | 'error';
+  /** The plugin that made the call, as in `MODEL_CALL_START`; absent for the reply's own calls. */
+  plugin?: string | undefined;
   /** When the call ended. */
   createdAt: string;
 }
@@ -247,7 +255,8 @@ export interface ToolCallEndEvent {
 
 /**
  * A tool result starts (the call was allowed, or failed before running). `input` is present when a
- * `beforeTool` hook replaced the model's input: the call runs with (and keeps) this one.
+ * `beforeTool` hook replaced the model's input: the call runs with (and keeps) this one — or `''` when the
+ * model's arguments exceeded `limits.maxToolInputChars` and were dropped.
  */
 export interface ToolResultStartEvent {
   /** The event's kind. */

@@ -1,6 +1,6 @@
 import { ConfigError } from './errors/config-error';
 import { PluginHookError } from './errors/plugin-hook-error';
-import type { HookName, Hooks, Logger, Plugin, PluginContext } from './plugin';
+import type { HookHandler, HookName, Hooks, Logger, Plugin, PluginContext } from './plugin';
 
 /** A registered handler with the plugin it belongs to. */
 export interface BoundHandler<K extends HookName> {
@@ -34,37 +34,15 @@ const NONE: readonly BoundHandler<any>[] = [];
  * no promise.
  */
 export class HookDriver {
-  private readonly byHook = new Map<HookName, BoundHandler<any>[]>();
+  private readonly byHook: ReadonlyMap<HookName, readonly BoundHandler<any>[]>;
 
   constructor(
     plugins: readonly Plugin<any>[],
     private readonly logger: Logger,
+    /** The handlers already sorted (an agent's cached `PluginSet`). */
+    sorted?: ReadonlyMap<HookName, readonly BoundHandler<any>[]>,
   ) {
-    const entries: Array<{ hook: HookName; rank: number; index: number; bound: BoundHandler<any> }> = [];
-    plugins.forEach((plugin, index) => {
-      for (const [hook, value] of Object.entries(plugin.hooks ?? {})) {
-        if (!value) continue;
-        const fn = typeof value === 'function' ? value : value.handler;
-        const order = typeof value === 'function' ? undefined : value.order;
-        if (typeof fn !== 'function')
-          throw new ConfigError(
-            `Plugin '${plugin.name}': hook '${hook}' needs a function (or { handler, order }).`,
-            { field: `plugins.${plugin.name}.hooks.${hook}` },
-          );
-        entries.push({
-          hook: hook as HookName,
-          rank: rank[order ?? plugin.enforce ?? 'normal'],
-          index,
-          bound: { plugin, fn },
-        });
-      }
-    });
-    entries.sort((a, b) => a.rank - b.rank || a.index - b.index);
-    for (const e of entries) {
-      const list = this.byHook.get(e.hook) ?? [];
-      list.push(e.bound);
-      this.byHook.set(e.hook, list);
-    }
+    this.byHook = sorted ?? sortHandlers(plugins);
   }
 
   /** Whether any plugin registered `hook`. */
@@ -194,4 +172,38 @@ function interceptorFailure(
   signal: AbortSignal,
 ): unknown {
   return signal.aborted ? error : new PluginHookError(plugin.name, hook, error);
+}
+
+/**
+ * The handlers of `plugins` by hook, sorted: per-hook `order` if given, else the plugin's `enforce`, then
+ * registration order. Throws `ConfigError` for a hook that is not a function.
+ */
+export function sortHandlers(
+  plugins: readonly Plugin<any>[],
+): ReadonlyMap<HookName, readonly BoundHandler<any>[]> {
+  const byHook = new Map<HookName, BoundHandler<any>[]>();
+  // One pass per rank (pre, normal, post), each in registration order: sorted without sorting.
+  for (let pass = 0; pass < 3; pass++)
+    for (const plugin of plugins) {
+      const hooks = plugin.hooks as Record<string, HookHandler<unknown> | undefined> | undefined;
+      for (const hook in hooks) {
+        const value = hooks[hook];
+        if (!value) continue;
+        const fn = typeof value === 'function' ? value : (value as { handler?: unknown }).handler;
+        if (typeof fn !== 'function')
+          throw new ConfigError(
+            `Plugin '${plugin.name}': hook '${hook}' needs a function (or { handler, order }).`,
+            { field: `plugins.${plugin.name}.hooks.${hook}` },
+          );
+        const order = typeof value === 'function' ? undefined : (value as { order?: 'pre' | 'post' }).order;
+        if (rank[order ?? plugin.enforce ?? 'normal'] !== pass) continue;
+        const bound = { plugin, fn } as BoundHandler<any>;
+        const list = byHook.get(hook as HookName);
+        if (list) list.push(bound);
+        else byHook.set(hook as HookName, [bound]);
+      }
+    }
+  // Exact-size lists (a list grown by push keeps room for 16 more): they live as long as the agent.
+  for (const [hook, list] of byHook) if (list.length > 1) byHook.set(hook, list.slice());
+  return byHook;
 }

@@ -1,6 +1,7 @@
 export { Agent, type ReplyStreamOptions, type AgentInput } from './agent';
 export { awaitingToolCalls } from './reply-input';
 export type { AgentOptions, ModelRetryOptions } from './agent-options';
+export { DEFAULT_AGENT_LIMITS, type AgentLimits } from './agent-limits';
 export type {
   Base64Source,
   ContentBlock,
@@ -30,6 +31,7 @@ export {
 } from './errors/input-errors';
 export { ModelError } from './errors/model-error';
 export { PluginHookError } from './errors/plugin-hook-error';
+export { ReplyTimeoutError } from './errors/reply-timeout-error';
 export { StateError } from './errors/state-error';
 export {
   LeaseLostError,

@@ -29,14 +29,29 @@ export function consoleLogger(level: LogLevel = 'warn'): Required<Logger> {
 }
 
 /**
- * Every level of a logger, bound to it: levels it lacks are silent; no logger is `consoleLogger()`. For
- * packages that take a `logger` option and want to call any level without checking.
+ * Every level of a logger: levels it lacks are silent; no logger is `consoleLogger()`. For packages that
+ * take a `logger` option and want to call any level without checking. Call its methods on it.
  */
 export function toLogger(option: Partial<Logger> | undefined): Required<Logger> {
-  if (!option) return consoleLogger();
-  const bind = (l: LogLevel) => {
-    const write = option[l];
-    return typeof write === 'function' ? write.bind(option) : noop;
-  };
-  return { debug: bind('debug'), info: bind('info'), warn: bind('warn'), error: bind('error') };
+  if (!option) return (defaultLogger ??= consoleLogger());
+  return new LevelLogger(option);
+}
+
+let defaultLogger: Required<Logger> | undefined;
+
+/** Forwards each level to the logger it wraps, when that has it: one small object per agent, no closures. */
+class LevelLogger implements Required<Logger> {
+  constructor(private readonly target: Partial<Logger>) {}
+  debug(message: string, ...rest: unknown[]): void {
+    if (typeof this.target.debug === 'function') this.target.debug(message, ...rest);
+  }
+  info(message: string, ...rest: unknown[]): void {
+    if (typeof this.target.info === 'function') this.target.info(message, ...rest);
+  }
+  warn(message: string, ...rest: unknown[]): void {
+    if (typeof this.target.warn === 'function') this.target.warn(message, ...rest);
+  }
+  error(message: string, ...rest: unknown[]): void {
+    if (typeof this.target.error === 'function') this.target.error(message, ...rest);
+  }
 }

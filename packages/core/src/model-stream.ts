@@ -1,4 +1,7 @@
+import { isBase64 } from './base64-append';
 import type { DataBlock, TextBlock, ThinkingBlock, ToolCallBlock } from './blocks';
+import type { AgentLimits } from './agent-limits';
+import { ModelError } from './errors/model-error';
 import type { AgentEvent } from './events';
 import { newId } from './ids';
 import type { ModelChunk } from './model';
@@ -17,6 +20,10 @@ export class ModelStream {
   produced = false;
   sawText = false;
   sawToolCall = false;
+  /** The tool calls of this response, in order. */
+  readonly callBlocks: ToolCallBlock[] = [];
+  /** Characters streamed so far, against `limits.maxResponseChars`. */
+  private chars = 0;
   private text: TextBlock | undefined;
   private thinking: ThinkingBlock | undefined;
   private data: DataBlock | undefined;
@@ -30,10 +37,29 @@ export class ModelStream {
     private readonly publish: ((event: AgentEvent) => void) | undefined,
     /** The tool-call ids the reply already uses; new calls are added. A set, so a long reply stays O(1). */
     private readonly callIds: Set<string>,
+    private readonly limits: Pick<AgentLimits, 'maxResponseChars' | 'maxToolInputChars'>,
+    /**
+     * The id of the message's first block, when this call makes it: the message's own id (unique, and no
+     * second string to keep for a one-block answer). `undefined` when the message has blocks already.
+     */
+    private firstBlockId: string | undefined,
   ) {}
 
+  private blockId(): string {
+    const id = this.firstBlockId ?? newId();
+    this.firstBlockId = undefined;
+    return id;
+  }
+
+  /**
+   * Applies one chunk. Throws {@link ResponseCutOff} (applying nothing) when the chunk would take the
+   * response past `maxResponseChars`, and a `ModelError` for data that is not base64.
+   */
   handle(chunk: ModelChunk): void {
     const replyId = this.msg.id;
+    const size =
+      chunk.type === 'usage' ? 0 : chunk.type === 'data' ? chunk.data?.length : chunk.delta?.length;
+    if ((this.chars += size ?? 0) > this.limits.maxResponseChars) throw new ResponseCutOff();
     switch (chunk.type) {
       case 'text': {
         let text = this.text;
@@ -49,7 +75,7 @@ export class ModelStream {
         if (chunk.newBlock) this.closeText();
         this.closeThinking();
         if (!text || chunk.newBlock) {
-          this.record({ type: 'TEXT_BLOCK_START', replyId, blockId: newId() });
+          this.record({ type: 'TEXT_BLOCK_START', replyId, blockId: this.blockId() });
           text = this.text = this.msg.content[this.msg.content.length - 1] as TextBlock;
         }
         if (chunk.providerData) text.providerData = { ...text.providerData, ...chunk.providerData };
@@ -63,7 +89,7 @@ export class ModelStream {
         this.closeText();
         if (chunk.newBlock) this.closeThinking();
         if (!this.thinking) {
-          this.record({ type: 'THINKING_BLOCK_START', replyId, blockId: newId() });
+          this.record({ type: 'THINKING_BLOCK_START', replyId, blockId: this.blockId() });
           this.thinking = this.msg.content[this.msg.content.length - 1] as ThinkingBlock;
         }
         const thinking = this.thinking;
@@ -89,19 +115,33 @@ export class ModelStream {
           this.record({ type: 'TOOL_CALL_START', replyId, toolCallId: id, toolCallName: chunk.name ?? '' });
           call = this.msg.content[this.msg.content.length - 1] as ToolCallBlock;
           this.calls.set(chunk.id, call);
+          this.callBlocks.push(call);
         }
         if (chunk.providerData) call.providerData = { ...call.providerData, ...chunk.providerData };
-        if (chunk.delta) {
-          call.input += chunk.delta;
-          this.publish?.({ type: 'TOOL_CALL_DELTA', replyId, toolCallId: call.id, delta: chunk.delta });
+        // Arguments past the limit are not kept: one character more than it marks the call as too long.
+        const room = this.limits.maxToolInputChars + 1 - call.input.length;
+        const delta =
+          chunk.delta && room < chunk.delta.length ? chunk.delta.slice(0, Math.max(0, room)) : chunk.delta;
+        if (delta) {
+          call.input += delta;
+          this.publish?.({ type: 'TOOL_CALL_DELTA', replyId, toolCallId: call.id, delta });
         }
         return;
       }
       case 'data': {
+        if (typeof chunk.data !== 'string' || !isBase64(chunk.data))
+          throw new ModelError('upstream', 'The model sent a data chunk that is not base64.', {
+            retryable: false,
+          });
         this.produced = true;
         if (chunk.newBlock) this.closeData();
         if (!this.data) {
-          this.record({ type: 'DATA_BLOCK_START', replyId, blockId: newId(), mediaType: chunk.mediaType });
+          this.record({
+            type: 'DATA_BLOCK_START',
+            replyId,
+            blockId: this.blockId(),
+            mediaType: chunk.mediaType,
+          });
           this.data = this.msg.content[this.msg.content.length - 1] as DataBlock;
         }
         if (chunk.providerData) this.data.providerData = { ...this.data.providerData, ...chunk.providerData };
@@ -172,3 +212,6 @@ export class ModelStream {
     this.thinking = undefined;
   }
 }
+
+/** Thrown by {@link ModelStream.handle} when a response grows past `maxResponseChars`: the model turn cuts it off. */
+export class ResponseCutOff extends Error {}

@@ -2,11 +2,13 @@ import type { ActiveReply, AgentCore } from './agent-core';
 import type { DataBlock, TextBlock } from './blocks';
 import { ModelError } from './errors/model-error';
 import type { ChatModel, ModelChunk, ModelRequest, ToolChoice, ToolSchema } from './model';
-import { ModelStream } from './model-stream';
+import { ModelStream, ResponseCutOff } from './model-stream';
 import { createMsg, type Msg } from './msg';
 import { now } from './now';
 import { openModelStream } from './open-model-stream';
 import type { InferenceRequest } from './plugin';
+import { responseCutOffText } from './tool-result-texts';
+import { failCall } from './tool-turn';
 
 /** How a model turn ended: a final answer (text, no tool calls), anything else, or an interrupt. */
 export type ModelTurnOutcome = 'answered' | 'continued' | 'interrupted';
@@ -56,6 +58,7 @@ export async function modelTurn(
     messages: requestMessages(core),
     tools: reply.toolSchemas(),
     toolChoice: toolChoice ?? 'auto',
+    agentName: core.name,
   };
   const built = request;
   if (core.driver.has('beforeInference'))
@@ -101,6 +104,9 @@ async function callModel(
     (e) => reply.record(e),
     sink ? (e) => reply.publish(e) : undefined,
     reply.callIds,
+    core.limits,
+    // A message that never had a block (not even one a compression moved out) names its first by its id.
+    reply.msg.content.length === 0 && reply.compressedBlocks.length === 0 ? replyId : undefined,
   );
   let started = false;
   const start = (model: ChatModel) => {
@@ -108,8 +114,12 @@ async function callModel(
     reply.publish({ type: 'MODEL_CALL_START', replyId, modelName: model.name, createdAt: now() });
   };
   let finishedReason: 'completed' | 'interrupted' | 'error' = 'completed';
+  let iterator: AsyncIterator<ModelChunk> | undefined;
+  let cutOff = false;
   try {
-    const { iterator, first, model } = await openModelStream(core, request);
+    const opened = await openModelStream(core, request);
+    const { first, model } = opened;
+    iterator = opened.iterator;
     start(model);
     if (!first.done) {
       stream.handle(first.value);
@@ -122,7 +132,11 @@ async function callModel(
         retryable: false,
       });
   } catch (error) {
-    if (!signal.aborted) {
+    // A refused chunk (bad data, a response cut off) leaves the model stream open: close it, and the
+    // provider's connection with it.
+    void iterator?.return?.()?.catch(() => {});
+    cutOff = error instanceof ResponseCutOff && !signal.aborted;
+    if (!signal.aborted && !cutOff) {
       if (started) {
         stream.close();
         reply.record({
@@ -135,12 +149,19 @@ async function callModel(
       }
       throw error;
     }
-    finishedReason = 'interrupted';
+    finishedReason = cutOff ? 'error' : 'interrupted';
     if (!started) start(core.model);
   }
   stream.close();
   reply.record({ type: 'MODEL_CALL_END', replyId, usage: stream.usage, finishedReason, createdAt: now() });
   if (finishedReason === 'interrupted') return 'interrupted';
+  if (cutOff) {
+    // None of the calls of a cut-off response runs; the model is told why, and answers again.
+    const text = responseCutOffText(core.limits.maxResponseChars);
+    for (const call of stream.callBlocks) await failCall(reply, call, text, 'error');
+    reply.addHint(text, 'agentkit', true);
+    return 'continued';
+  }
   const state = reply.state;
   if (tokens.calibrate && stream.usage.inputTokens > 0)
     tokens.last = {

@@ -29,6 +29,13 @@ export interface ModelRequest {
   tools: ToolSchema[];
   toolChoice: ToolChoice;
   signal: AbortSignal;
+  /**
+   * The name of the agent the request is for. An assistant message with another `name` (not the unnamed
+   * default `assistant`) is another speaker's — an agent's reply passed to `observe` — and adapters send it
+   * as that speaker's, not as the model's own turn (`toProviderTurns(messages, { agentName })`). Absent:
+   * every assistant message is the model's.
+   */
+  agentName?: string | undefined;
 }
 
 /**

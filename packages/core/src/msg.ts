@@ -22,7 +22,8 @@ export interface Msg<S = unknown> {
   name: string;
   role: Role;
   content: ContentBlock[];
-  metadata: JSONObject;
+  /** What the application attached (JSON); absent when nothing was (no empty object per message). */
+  metadata?: JSONObject | undefined;
   createdAt: string;
   /** Usage summed over every model call of the reply. */
   usage: Usage | null;
@@ -77,12 +78,13 @@ export interface MsgInit<S = unknown> {
 /** Builds and validates a message. */
 export function createMsg<S = unknown>(init: MsgInit<S>): Msg<S> {
   const createdAt = init.createdAt ?? now();
+  const id = init.id ?? newId();
   const msg: Msg<S> = {
-    id: init.id ?? newId(),
+    id,
     name: init.name ?? init.role,
     role: init.role,
-    content: typeof init.content === 'string' ? [textBlock(init.content)] : init.content,
-    metadata: init.metadata ?? {},
+    // The one block of a text message shares the message's id: unique, and no second string to keep.
+    content: typeof init.content === 'string' ? [textBlock(init.content, id)] : init.content,
     createdAt,
     usage: init.usage ?? null,
     finishedAt:
@@ -91,8 +93,14 @@ export function createMsg<S = unknown>(init: MsgInit<S>): Msg<S> {
     structuredOutput: init.structuredOutput ?? null,
     error: init.error ?? null,
   };
+  if (init.metadata !== undefined && hasKeys(init.metadata)) msg.metadata = init.metadata;
   validateMsg(msg);
   return msg;
+}
+
+function hasKeys(o: object): boolean {
+  for (const _ in o) return true;
+  return false;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { sleep } from './sleep';
+import { thrownText } from './thrown-text';
 import type { ModelRetryOptions } from './agent-options';
 import { classifyError } from './error-info';
 import { AgentkitError } from './errors/agentkit-error';
@@ -47,7 +48,7 @@ export async function openModelStream(plan: ModelPlan, request: ModelRequest): P
           const retryAfter = (error as Partial<ModelError>).retryAfterMs;
           const delayMs = Math.min(maxDelayMs, retryAfter ?? initialDelayMs * 2 ** attempt);
           plan.logger?.debug?.(
-            `agentkit: model call failed (${(error as Error)?.message ?? String(error)}); retry ${attempt + 1} of ${maxRetries} in ${delayMs} ms`,
+            `agentkit: model call failed (${thrownText(error)}); retry ${attempt + 1} of ${maxRetries} in ${delayMs} ms`,
           );
           await sleep(delayMs, request.signal);
         }

@@ -4,7 +4,6 @@ import type { Capabilities } from './capabilities';
 import type { JSONObject, JSONValue } from './json';
 import type { ModelChunk, ModelRequest, TokenCountInput } from './model';
 import type { Msg } from './msg';
-import { streamModel } from './open-model-stream';
 import type { Plugin, PluginContext } from './plugin';
 import type { AgentState } from './state';
 import { calibratedCount } from './token-calibration';
@@ -82,7 +81,7 @@ export class ReplyPluginContext implements PluginContext {
     this.run.replaceContext(next);
   }
   streamModel(request: Omit<ModelRequest, 'signal'> & { signal?: AbortSignal }): AsyncIterable<ModelChunk> {
-    return streamModel(this.core, { ...request, signal: request.signal ?? this.run.signal });
+    return this.run.streamModel(this.plugin, { ...request, signal: request.signal ?? this.run.signal });
   }
   countTokens(input?: TokenCountInput): number {
     const core = this.core;

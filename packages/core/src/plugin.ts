@@ -52,6 +52,13 @@ export interface ReplyOptions<S = unknown> {
    */
   suspendSignal?: AbortSignal;
   /**
+   * A deadline for this run of the reply, in ms: past it the reply's signal aborts (the model call, hooks
+   * and tools stop as on an interrupt) and the reply ends `error` with a `connection` `ErrorInfo` (a
+   * a `ReplyTimeoutError`'s message). A hung tool or provider needs no `signal` of the caller's.
+   * A paused reply's time stops with the run; its resumption gets its own. Default: none.
+   */
+  timeoutMs?: number | undefined;
+  /**
    * Ask this reply for a structured result (needs `@agentkit/structured-output`; without it the reply
    * fails with a `ConfigError`). Types `structuredOutput`.
    */

@@ -1,4 +1,5 @@
 import type { DataBlock, TextBlock, ToolCallBlock } from './blocks';
+import { appendBase64 } from './base64-append';
 import type { AgentEvent, InputEvent } from './events';
 import { findToolResult, type Msg } from './msg';
 import { addUsage, emptyUsage } from './usage';
@@ -32,7 +33,7 @@ function appendResultText(output: Array<TextBlock | DataBlock>, callId: string, 
  * `REPLY_SNAPSHOT` replaces it with the checkpoint a recovered reply continues from; a resumed reply
  * continues from the persisted paused message. Replaying a reply's whole stream (plus the input
  * events that resumed it) yields the message the agent persisted. Events of another reply and deltas of
- * unknown blocks are skipped, never thrown.
+ * unknown blocks, and data deltas that are not base64, are skipped (reported to `warn`), never thrown.
  */
 export function applyEvent(
   msg: Msg | null,
@@ -45,7 +46,6 @@ export function applyEvent(
       name: event.name,
       role: 'assistant',
       content: [],
-      metadata: {},
       createdAt: event.createdAt,
       usage: null,
       finishedAt: null,
@@ -99,9 +99,10 @@ export function applyEvent(
       const b = findBlock(msg, event.blockId);
       if (b?.type === 'text' && event.type === 'TEXT_BLOCK_DELTA') b.text += event.delta;
       else if (b?.type === 'thinking' && event.type === 'THINKING_BLOCK_DELTA') b.thinking += event.delta;
-      else if (b?.type === 'data' && b.source.type === 'base64' && event.type === 'DATA_BLOCK_DELTA')
-        b.source.data = concatBase64(b.source.data, event.data);
-      else warn(`delta for unknown block '${event.blockId}'`, event);
+      else if (b?.type === 'data' && b.source.type === 'base64' && event.type === 'DATA_BLOCK_DELTA') {
+        if (!appendBase64(b.source, event.data))
+          warn(`data delta of block '${event.blockId}' is not base64`, event);
+      } else warn(`delta for unknown block '${event.blockId}'`, event);
       break;
     }
     case 'TEXT_BLOCK_END':
@@ -234,20 +235,6 @@ export function replayEvents(
   let msg = initial;
   for (const e of events) msg = applyEvent(msg, e, warn);
   return msg;
-}
-
-function concatBase64(a: string, b: string): string {
-  if (!a) return b;
-  const bytes = new Uint8Array([...atobBytes(a), ...atobBytes(b)]);
-  let s = '';
-  for (const x of bytes) s += String.fromCharCode(x);
-  return btoa(s);
-}
-function atobBytes(s: string): Uint8Array {
-  const bin = atob(s);
-  const out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-  return out;
 }
 
 function isEmpty(o: object): boolean {

@@ -1,22 +1,17 @@
 import type { ActiveReply } from './agent-core';
 import type { ToolCallBlock } from './blocks';
-import type { ErrorInfo } from './error-info';
+import { classifyError, type ErrorInfo } from './error-info';
 import type { ExternalExecutionResultEvent, UserConfirmResultEvent } from './events';
 import { newId } from './ids';
 import { findToolResult, type Msg, type ReplyFinishedReason } from './msg';
 import { now } from './now';
 import type { ContinueReply } from './plugin';
 import { applyEvent } from './replay-events';
+import { deadlineError } from './reply-deadline';
 import { awaitingCalls } from './reply-input';
-import {
-  deniedText,
-  emitOutput,
-  FAILED_TEXT,
-  failCall,
-  finishResult,
-  INTERRUPTED_TEXT,
-  UNCERTAIN_TEXT,
-} from './tool-turn';
+import { emitOutput } from './emit-output';
+import { deniedText, FAILED_TEXT, INTERRUPTED_TEXT, UNCERTAIN_TEXT } from './tool-result-texts';
+import { failCall, finishResult } from './tool-turn';
 
 // How a reply stops and starts again: resuming a paused reply with the answers it waited for, pausing,
 // asking `beforeFinish` hooks before finishing, and ending.
@@ -83,6 +78,8 @@ export async function end(
 ): Promise<Msg> {
   // No checkpoint may land after the caller's own save of the ended reply.
   await reply.checkpointer?.settle();
+  const timedOut = reason === 'interrupted' ? deadlineError(reply.signal) : undefined;
+  if (timedOut) ({ reason, error } = { reason: 'error', error: classifyError(timedOut) });
   const { msg: current, state } = reply;
   const replyId = current.id;
   if (reason === 'interrupted' || reason === 'error') {

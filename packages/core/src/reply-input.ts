@@ -3,6 +3,9 @@ import { ConfigError } from './errors/config-error';
 import { InvalidInputError, ResumeMismatchError } from './errors/input-errors';
 import type { ExternalExecutionResultEvent, InputEvent, UserConfirmResultEvent } from './events';
 import { isInputEvent } from './events';
+import { messageProblem, resultPartProblem, ruleProblem } from './check-agent-state';
+import { jsonValueProblem } from './json-value-check';
+import { isAbortSignal } from './session-store-checks';
 import { createMsg, type Msg, validateMsg } from './msg';
 import type { Plugin, ReplyOptions } from './plugin';
 import type { AgentState } from './state';
@@ -21,11 +24,15 @@ export function normalizeInput(input: AgentInput): { messages: Msg[] } | { event
     return { messages: [createMsg({ role: 'user', name: 'user', content: input })] };
   if (isInputEvent(input)) return { event: input };
   const list = Array.isArray(input) ? input : [input as Msg];
-  const messages = list.map((m) => {
+  const messages = list.map((m, i) => {
     if (typeof m !== 'object' || m === null || !Array.isArray((m as Msg).content))
       throw new InvalidInputError(
         'Input must be messages (e.g. userMsg("…")), a string, an input event, or null.',
       );
+    // The state keeps the message: it must be JSON it can save (no cycles, BigInt, 100k-deep metadata)
+    // and have the shape a state needs to load again.
+    const problem = jsonValueProblem(m, `input[${i}]`) ?? messageProblem(m, `input[${i}]`);
+    if (problem) throw new InvalidInputError(`Invalid input message: ${problem}.`);
     if (m.role === 'system')
       throw new InvalidInputError(
         "Input messages cannot have role 'system'; set the agent's systemPrompt instead.",
@@ -36,7 +43,9 @@ export function normalizeInput(input: AgentInput): { messages: Msg[] } | { event
           `Input messages cannot contain '${b.type}' blocks; only the agent produces them.`,
         );
     validateMsg(m);
-    return structuredClone(m) as Msg;
+    // Checked to be JSON above, so a JSON copy loses nothing — and its objects are a fifth smaller than
+    // structuredClone's, for as long as the state keeps them.
+    return JSON.parse(JSON.stringify(m)) as Msg;
   });
   return { messages };
 }
@@ -90,6 +99,9 @@ export function checkResume(event: UserConfirmResultEvent | ExternalExecutionRes
     throw new ResumeMismatchError(
       `${event.type} is for reply '${event.replyId}', but the paused reply is '${msg.id}'.`,
     );
+  // Rules and results go into the state: JSON only.
+  const notJson = jsonValueProblem(event, 'event');
+  if (notJson) throw new InvalidInputError(`Invalid ${event.type}: ${notJson}.`);
   const want = event.type === 'USER_CONFIRM_RESULT' ? 'asking' : 'submitted';
   const answers = event.type === 'USER_CONFIRM_RESULT' ? event.confirmResults : event.executionResults;
   if (!Array.isArray(answers))
@@ -108,6 +120,13 @@ export function checkResume(event: UserConfirmResultEvent | ExternalExecutionRes
         throw new InvalidInputError(
           `The confirmed call '${r.toolCall.id}' needs its name and input (a JSON string).`,
         );
+      if (r.rules != null && !Array.isArray(r.rules))
+        throw new InvalidInputError(`The rules of '${r.toolCall.id}' must be a list of permission rules.`);
+      const badRule = (r.rules ?? []).reduce<string | null>(
+        (found, rule, k) => found ?? ruleProblem(rule, `rules[${k}]`),
+        null,
+      );
+      if (badRule) throw new InvalidInputError(`Invalid rule for '${r.toolCall.id}': ${badRule}.`);
       ids.push(r.toolCall.id);
     } else {
       const r = a as ExternalExecutionResultEvent['executionResults'][number];
@@ -117,6 +136,19 @@ export function checkResume(event: UserConfirmResultEvent | ExternalExecutionRes
         throw new InvalidInputError(
           `The result of '${r.id}' needs an output: a string or a list of text/data parts.`,
         );
+      const badPart =
+        typeof r.output === 'string'
+          ? null
+          : r.output.reduce<string | null>(
+              (found, part, k) => found ?? resultPartProblem(part, `output[${k}]`),
+              null,
+            );
+      if (badPart) throw new InvalidInputError(`Invalid output of '${r.id}': ${badPart}.`);
+      if (
+        r.metadata !== undefined &&
+        (typeof r.metadata !== 'object' || r.metadata === null || Array.isArray(r.metadata))
+      )
+        throw new InvalidInputError(`The metadata of '${r.id}' must be a JSON object.`);
       if (!resultStates.has(r.state))
         throw new InvalidInputError(
           `The result of '${r.id}' has state '${String(r.state)}'; use success, error, interrupted or denied.`,
@@ -142,11 +174,29 @@ export function checkResume(event: UserConfirmResultEvent | ExternalExecutionRes
     throw new ResumeMismatchError(`${event.type} answers the same tool call more than once.`);
 }
 
+/** The longest delay `setTimeout` keeps (a larger one fires at once). */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** Reply options core types for plugins; each must be read by an installed plugin. */
 const PLUGIN_REPLY_OPTIONS = ['structuredSchema'] as const;
 
-/** Throws `ConfigError` for a plugin reply option that no installed plugin reads. */
-export function checkReplyOptions(options: ReplyOptions, plugins: readonly Plugin<any>[]): void {
+/**
+ * Checks the options of a reply and returns them: `InvalidInputError` for a value of the wrong kind (a
+ * `signal` that is not an `AbortSignal`…), `ConfigError` for a plugin reply option no installed plugin reads.
+ */
+export function checkReplyOptions(options: ReplyOptions, plugins: readonly Plugin<any>[]): ReplyOptions {
+  if (typeof options !== 'object' || options === null || Array.isArray(options))
+    throw new InvalidInputError('The reply options must be an object.');
+  for (const key of ['signal', 'suspendSignal'] as const)
+    if (options[key] !== undefined && !isAbortSignal(options[key]))
+      throw new InvalidInputError(`The reply option '${key}' must be an AbortSignal.`);
+  if (options.checkpoint !== undefined && typeof options.checkpoint !== 'function')
+    throw new InvalidInputError("The reply option 'checkpoint' must be a function.");
+  const ms = options.timeoutMs;
+  if (ms !== undefined && (typeof ms !== 'number' || !(ms > 0) || ms > MAX_TIMER_MS))
+    throw new InvalidInputError(
+      "The reply option 'timeoutMs' must be a number of ms > 0 (at most 2^31 − 1).",
+    );
   for (const key of PLUGIN_REPLY_OPTIONS) {
     if (options[key] === undefined || options[key] === null) continue;
     if (plugins.some((p) => p.replyOptions?.includes(key))) continue;
@@ -155,6 +205,7 @@ export function checkReplyOptions(options: ReplyOptions, plugins: readonly Plugi
       { field: key },
     );
   }
+  return options;
 }
 
 /** Throws `InvalidInputError` unless `id` can name a new reply (a string of 1–256 characters no message uses). */

@@ -1,5 +1,4 @@
 import type { AgentCore } from './agent-core';
-import type { ToolCallBlock } from './blocks';
 import { Checkpointer } from './checkpointer';
 import { classifyError } from './error-info';
 import { ReplyPausedError, ResumeMismatchError } from './errors/input-errors';
@@ -20,6 +19,7 @@ import {
   isUnfinished,
   normalizeInput,
 } from './reply-input';
+import { withDeadline } from './reply-deadline';
 import { ReplyScope } from './reply-scope';
 import type { EventSink } from './reply-stream';
 import { settleStaleCalls } from './stale-calls';
@@ -42,7 +42,7 @@ export class ReplyRun extends ReplyScope {
     private readonly options: ReplyOptions,
     sink?: EventSink<AgentEvent>,
   ) {
-    super(core, options.signal, sink);
+    super(core, checkReplyOptions(options, core.plugins).signal, sink);
     const checkpoint = options.checkpoint;
     if (checkpoint) this.checkpointer = new Checkpointer(() => checkpoint(this.state));
   }
@@ -55,8 +55,14 @@ export class ReplyRun extends ReplyScope {
     this.core.lastReply = this;
   }
 
-  async run(): Promise<Msg | null> {
-    checkReplyOptions(this.options, this.core.plugins);
+  run(): Promise<Msg | null> {
+    return withDeadline(this.controller, this.options.timeoutMs, () => this.accept()).finally(() => {
+      this.closed = true;
+    });
+  }
+
+  /** Accepts the input (a new reply, a resume, a recovery), then runs the loop. */
+  private async accept(): Promise<Msg | null> {
     const normalized = normalizeInput(this.input);
     let replyInput: ReplyInput;
     if ('event' in normalized) {
@@ -175,22 +181,5 @@ export class ReplyRun extends ReplyScope {
       hint = toolChoice = undefined;
       if (this.openCalls().length === 0) position.iteration++;
     }
-  }
-
-  private scan = { msg: undefined as Msg | undefined, from: 0 };
-  /**
-   * Tool calls of the reply that are not finished. Scans only past the prefix already known to be
-   * finished (a finished call never reopens), so a long reply does not rescan its history each step.
-   */
-  private openCalls(): ToolCallBlock[] {
-    const content = this.msg.content;
-    if (this.scan.msg !== this.msg) this.scan = { msg: this.msg, from: 0 };
-    const open: ToolCallBlock[] = [];
-    for (let i = this.scan.from; i < content.length; i++) {
-      const b = content[i]!;
-      if (b.type === 'tool_call' && b.state !== 'finished') open.push(b);
-      else if (open.length === 0) this.scan.from = i + 1;
-    }
-    return open;
   }
 }

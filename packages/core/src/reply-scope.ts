@@ -1,13 +1,14 @@
 import type { ActiveReply, AgentCore } from './agent-core';
-import type { ContentBlock, HintBlock } from './blocks';
+import type { ContentBlock, HintBlock, ToolCallBlock } from './blocks';
 import type { Checkpointer } from './checkpointer';
 import type { AgentEvent } from './events';
 import { newId } from './ids';
 import type { JSONObject, JSONValue } from './json';
-import type { ToolSchema } from './model';
+import type { ModelChunk, ModelRequest, ToolSchema } from './model';
 import { countRequestTokens } from './model-turn';
 import { createMsg, type Msg } from './msg';
 import { now } from './now';
+import { openModelStream, streamModel } from './open-model-stream';
 import type { Plugin, PluginContext } from './plugin';
 import { ReplyPluginContext } from './plugin-context';
 import { applyEvent } from './replay-events';
@@ -15,6 +16,7 @@ import type { EventSink } from './reply-stream';
 import type { AgentState } from './state';
 import type { AnyTool } from './tool';
 import { toolSchemas } from './tool-input';
+import { emptyUsage } from './usage';
 
 /**
  * What a running reply holds and what acts on it besides the loop: its message and tools, the events it
@@ -33,6 +35,8 @@ export class ReplyScope implements ActiveReply {
   readonly callIds = new Set<string>();
   readonly compressedBlocks: ContentBlock[] = [];
   contextReplaced = false;
+  /** Set when the run is over (ended or paused): a plugin context kept past it no longer records events. */
+  closed = false;
   checkpointer: Checkpointer | undefined;
   readonly startedHere = new Set<string>();
   private mountedSchemas: ToolSchema[] | undefined;
@@ -72,6 +76,23 @@ export class ReplyScope implements ActiveReply {
     this.callIds.clear();
     this.startedHere.clear();
     this.compressedBlocks.length = 0;
+  }
+
+  private scan = { msg: undefined as Msg | undefined, from: 0 };
+  /**
+   * Tool calls of the reply that are not finished. Scans only past the prefix already known to be
+   * finished (a finished call never reopens), so a long reply does not rescan its history each step.
+   */
+  openCalls(): ToolCallBlock[] {
+    const content = this.msg.content;
+    if (this.scan.msg !== this.msg) this.scan = { msg: this.msg, from: 0 };
+    const open: ToolCallBlock[] = [];
+    for (let i = this.scan.from; i < content.length; i++) {
+      const b = content[i]!;
+      if (b.type === 'tool_call' && b.state !== 'finished') open.push(b);
+      else if (open.length === 0) this.scan.from = i + 1;
+    }
+    return open;
   }
 
   /** Mounts a tool a plugin returned from `beforeReply`, for this run only. */
@@ -147,9 +168,12 @@ export class ReplyScope implements ActiveReply {
     // produced: the returned message keeps them (the state keeps only the kept part).
     const keys = new Set(kept?.content.map(blockKey));
     for (const b of this.msg.content) if (!keys.has(blockKey(b))) this.compressedBlocks.push(b);
+    // The reply goes on in the kept part, or in a fresh message with its id when none was kept. Its usage
+    // is the sum of the MODEL_CALL_END events so far, whatever the compression did to the copy it kept:
+    // every change to the reply message travels as an event.
+    const usage = this.msg.usage;
     if (kept) this.msg = kept;
     else {
-      // The reply's message was compressed away entirely: continue it in a fresh message with its id.
       this.msg = createMsg({
         role: 'assistant',
         name: this.core.name,
@@ -158,6 +182,37 @@ export class ReplyScope implements ActiveReply {
         createdAt: this.msg.createdAt,
       });
       state.context.push(this.msg);
+    }
+    this.msg.usage = usage;
+  }
+
+  /**
+   * A plugin's model call (`ctx.streamModel`, e.g. a compression summary) with the agent's retries and
+   * fallback. While the run goes on it is a model call of the reply: `MODEL_CALL_START`/`MODEL_CALL_END`
+   * (naming the plugin) are streamed and its usage is added to the reply message. A context kept past its
+   * run only streams the call.
+   */
+  async *streamModel(plugin: Plugin<any>, request: ModelRequest): AsyncGenerator<ModelChunk> {
+    if (this.closed) return yield* streamModel(this.core, request);
+    const { iterator, first, model } = await openModelStream(this.core, request);
+    const replyId = this.msg.id;
+    const source = { plugin: plugin.name };
+    this.publish({ type: 'MODEL_CALL_START', replyId, modelName: model.name, ...source, createdAt: now() });
+    let usage = emptyUsage();
+    let finishedReason: 'completed' | 'interrupted' | 'error' = 'interrupted';
+    try {
+      for (let r = first; !r.done; r = await iterator.next()) {
+        if (r.value.type === 'usage') usage = r.value.usage;
+        yield r.value;
+      }
+      finishedReason = 'completed';
+    } catch (error) {
+      if (!request.signal.aborted) finishedReason = 'error';
+      throw error;
+    } finally {
+      // Also when the caller stops reading early (`interrupted`): the usage so far was spent.
+      if (!this.closed)
+        this.record({ type: 'MODEL_CALL_END', replyId, usage, finishedReason, ...source, createdAt: now() });
     }
   }
 }

@@ -103,7 +103,12 @@ export class ReplyStream<T, R> implements AsyncGenerator<T, void>, EventSink<T> 
       this.pumping = undefined;
       p.resolve();
     } else {
-      p.handle(r.value);
+      try {
+        p.handle(r.value);
+      } catch (error) {
+        // The chunk was refused (bad data, a limit): the reply's model turn gets the error, not the consumer.
+        return this.pullFailed(error);
+      }
       // Hand the event over as a plain value: returning a promise from here would cost two more ticks.
       if (this.single !== undefined || this.head < this.queue.length) return this.take();
     }

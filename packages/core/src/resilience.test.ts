@@ -93,6 +93,35 @@ describe('model errors, retries and fallback', () => {
     expect(model.callCount).toBe(3);
     expect(agent.state.reply?.iteration).toBe(3);
   });
+
+  it('a final answer that arrives exactly on iteration maxIters completes', async () => {
+    const tools = [
+      defineTool({ name: 't', description: 'd', inputSchema: { type: 'object' }, execute: () => 'x' }),
+    ];
+    // Two tool rounds (iterations 1 and 2), then the answer on iteration 3 = maxIters.
+    const model = new ScriptedModel([
+      [toolCallChunk('t', {})],
+      [toolCallChunk('t', {})],
+      textChunks('done on the last iteration'),
+    ]);
+    const agent = new Agent({ name: 'a', model, tools, maxIters: 3 });
+    const evs: AgentEvent[] = [];
+    for await (const e of agent.replyStream('go')) evs.push(e as AgentEvent);
+    expect(evs.map((e) => e.type)).not.toContain('EXCEED_MAX_ITERS');
+    expect(evs.at(-1)).toMatchObject({ type: 'REPLY_END', finishedReason: 'completed' });
+    expect(model.callCount).toBe(3);
+    expect(agent.state.reply?.iteration).toBe(3);
+    // One round fewer than the limit allows is no different; one more would exceed it.
+    const over = new ScriptedModel([
+      [toolCallChunk('t', {})],
+      [toolCallChunk('t', {})],
+      [toolCallChunk('t', {})],
+      textChunks('too late'),
+    ]);
+    const late = await new Agent({ name: 'a', model: over, tools, maxIters: 3 }).reply('go');
+    expect(late.finishedReason).toBe('exceed_max_iters');
+    expect(over.callCount).toBe(3);
+  });
 });
 
 describe('classifyError', () => {

@@ -155,7 +155,8 @@ export function checkLeaseOptions(options: unknown): {
   };
 }
 
-function isAbortSignal(value: unknown): value is AbortSignal {
+/** True for an `AbortSignal` (from any realm: checked by shape). */
+export function isAbortSignal(value: unknown): value is AbortSignal {
   return (
     typeof value === 'object' &&
     value !== null &&

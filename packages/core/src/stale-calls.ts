@@ -1,7 +1,9 @@
 import type { ActiveReply } from './agent-core';
 import type { ToolCallBlock } from './blocks';
 import { findToolResult } from './msg';
-import { type CallOutcome, emitOutput, finishResult, runToolCall, UNCERTAIN_TEXT } from './tool-turn';
+import { emitOutput } from './emit-output';
+import { UNCERTAIN_TEXT } from './tool-result-texts';
+import { type CallOutcome, finishResult, runToolCall } from './tool-turn';
 
 /**
  * Calls a stopped process left running (started, result never recorded): an idempotent tool runs again;

@@ -2,7 +2,9 @@ import { ConfigError } from './errors/config-error';
 import { checkJsonSchema } from './json-schema-check';
 import type { JSONSchema } from './json';
 import type { ToolSchema } from './model';
-import { isStandardSchema } from './standard-schema';
+import { jsonValueProblem } from './json-value-check';
+import { isStandardSchema, type StandardSchemaV1 } from './standard-schema';
+import { thrownText } from './thrown-text';
 import type { AnyTool } from './tool';
 
 const schemaCache = new WeakMap<AnyTool, JSONSchema>();
@@ -55,6 +57,19 @@ export function toolJsonSchema(tool: AnyTool): JSONSchema {
   return rest;
 }
 
+/**
+ * Checks what a tool declares before any reply: a JSON Schema for the model ({@link toolJsonSchema}) and a
+ * `timeoutMs` that is a number of ms > 0. Throws `ConfigError`.
+ */
+export function checkTool(tool: AnyTool): void {
+  toolJsonSchema(tool);
+  const ms = tool.timeoutMs;
+  if (ms !== undefined && (typeof ms !== 'number' || !(ms > 0) || ms > 2 ** 31 - 1))
+    throw new ConfigError(`Tool '${tool.name}': timeoutMs must be a number of ms > 0 (at most 2^31 − 1).`, {
+      field: `tools.${tool.name}.timeoutMs`,
+    });
+}
+
 /** The tool schemas a model sees: name, description and {@link toolJsonSchema} of each tool. */
 export function toolSchemas(tools: Iterable<AnyTool>): ToolSchema[] {
   return Array.from(tools, (t) => ({
@@ -88,6 +103,13 @@ export async function parseToolInput(tool: AnyTool, raw: string): Promise<Parsed
         'You should recorrect the arguments in JSON format.</system-reminder>',
     };
   }
+  // Validators and tools recurse: a value nested 100k levels deep would overflow their stack.
+  const tooDeep = jsonValueProblem(value, '$', true);
+  if (tooDeep)
+    return {
+      ok: false,
+      message: `Input validation failed for tool '${tool.name}': ${tooDeep}; send flatter arguments.`,
+    };
   // `JSON.parse` keeps a `"__proto__"` key as an own property; a tool that spreads its input with
   // `Object.assign` would turn it into the prototype of its own object. No schema declares it.
   if (hasProtoKey(value))
@@ -96,7 +118,16 @@ export async function parseToolInput(tool: AnyTool, raw: string): Promise<Parsed
       message: `Input validation failed for tool '${tool.name}': the arguments have a '__proto__' key, which no tool accepts; send them without it.`,
     };
   if (isStandardSchema(tool.inputSchema)) {
-    const result = await tool.inputSchema['~standard'].validate(value);
+    let result: Awaited<ReturnType<StandardSchemaV1['~standard']['validate']>>;
+    try {
+      result = await tool.inputSchema['~standard'].validate(value);
+    } catch (error) {
+      // A validator that throws (instead of reporting issues) fails the call, not the reply.
+      return {
+        ok: false,
+        message: `Input validation failed for tool '${tool.name}': the validator threw (${thrownText(error)}).`,
+      };
+    }
     if (!result.issues) return { ok: true, value: result.value };
     const problems = result.issues.map((issue) => {
       const path = issue.path?.map((p) => (typeof p === 'object' ? String(p.key) : String(p))).join('.');

@@ -1,36 +1,30 @@
 import type { ActiveReply } from './agent-core';
 import type { ToolCallBlock, ToolResultBlock, ToolResultState } from './blocks';
-import type { JSONObject, JSONValue } from './json';
+import { emitOutput } from './emit-output';
+import { executeTool } from './execute-tool';
+import type { JSONObject } from './json';
+import { jsonValueProblem } from './json-value-check';
 import { findToolResult } from './msg';
-import { newId } from './ids';
 import { anyRuleMatches, decidePermission, defaultSuggestedRules } from './permissions';
 import type { ToolDecision } from './plugin';
-import { raceAbort } from './sleep';
-import type { AnyTool, ToolChunk, ToolContext, ToolResult } from './tool';
 import { parseToolInput } from './tool-input';
+import { inputTooLongText, notFoundText, tooManyCallsText } from './tool-result-texts';
 
 /** How a tool call (or a batch of them) left the reply: done, waiting for an answer, or interrupted. */
 export type CallOutcome = 'done' | 'paused' | 'interrupted';
 
-/** The result text of a call the user's interrupt stopped (or never let start). */
-export const INTERRUPTED_TEXT =
-  '<system-reminder>The tool call has been interrupted by the user.</system-reminder>';
-/** The result text of a call that started but whose result was never recorded: its process stopped. */
-export const UNCERTAIN_TEXT =
-  '<system-reminder>The tool call was interrupted before its result was recorded (the process running it stopped). It may or may not have taken effect: check before repeating it.</system-reminder>';
-/** The result text of a call left open by a failed reply. */
-export const FAILED_TEXT =
-  '<system-reminder>The tool call was not executed because the reply failed.</system-reminder>';
-/** The result text of a call the user (or a hook) denied. */
-export const deniedText = (name: string) =>
-  `<system-reminder>The execution of tool "${name}" is denied by user!</system-reminder>`;
-const notFoundText = (name: string) => `ToolNotFoundError: The tool named '${name}' doesn't exist.`;
-
 /**
  * Runs the calls of one model response. Consecutive concurrency-safe calls (and unknown tools) run
- * together; the rest one by one. Stops at the first batch that pauses or is interrupted.
+ * together, at most `limits.maxParallelToolCalls` at a time; the rest one by one. Calls past
+ * `limits.maxToolCallsPerResponse` get error results instead. Stops at the first batch that pauses or is
+ * interrupted.
  */
 export async function runToolCalls(reply: ActiveReply, calls: ToolCallBlock[]): Promise<CallOutcome> {
+  const { maxToolCallsPerResponse: most, maxParallelToolCalls } = reply.core.limits;
+  if (calls.length > most) {
+    for (const call of calls.slice(most)) await failCall(reply, call, tooManyCallsText(most), 'error');
+    calls = calls.slice(0, most);
+  }
   const batches: Array<{ concurrent: boolean; calls: ToolCallBlock[] }> = [];
   for (const call of calls) {
     const tool = reply.tools.get(call.name);
@@ -43,7 +37,9 @@ export async function runToolCalls(reply: ActiveReply, calls: ToolCallBlock[]): 
     let outcomes: CallOutcome[];
     if (batch.concurrent && batch.calls.length > 1) {
       const asked: ToolCallBlock[] = [];
-      const settled = await Promise.allSettled(batch.calls.map((c) => runToolCall(reply, c, asked)));
+      const settled = await settleInPool(batch.calls, maxParallelToolCalls, (c) =>
+        runToolCall(reply, c, asked),
+      );
       const failed = settled.find((r) => r.status === 'rejected');
       if (failed) throw (failed as PromiseRejectedResult).reason;
       outcomes = settled.map((r) => (r as PromiseFulfilledResult<CallOutcome>).value);
@@ -74,6 +70,10 @@ export async function runToolCall(
 ): Promise<CallOutcome> {
   const replyId = reply.msg.id;
   const tool = reply.tools.get(call.name);
+  const maxInput = reply.core.limits.maxToolInputChars;
+  // Arguments past the limit were not kept (ModelStream): the call does not run, and keeps no input.
+  if (call.input.length > maxInput)
+    return failCall(reply, call, inputTooLongText(call.name, maxInput), 'error', { input: '' });
   let input: unknown;
   if (tool) {
     const parsed = await parseToolInput(tool, call.input);
@@ -82,6 +82,8 @@ export async function runToolCall(
   } else {
     try {
       input = call.input.trim() === '' ? {} : JSON.parse(call.input);
+      // Hooks see a value they can walk; one nested deeper than any JSON agentkit keeps stays text.
+      if (jsonValueProblem(input, '$', true)) input = call.input;
     } catch {
       input = call.input;
     }
@@ -161,106 +163,6 @@ export async function runToolCall(
   return state === 'interrupted' ? 'interrupted' : 'done';
 }
 
-/** Runs an allowed call's tool and streams its output. A failure is the call's result, not the reply's. */
-async function executeTool(
-  reply: ActiveReply,
-  tool: AnyTool,
-  call: ToolCallBlock,
-  input: unknown,
-): Promise<{ state: ToolResultState; metadata: JSONObject }> {
-  const signal = reply.signal;
-  let state: ToolResultState = 'success';
-  let metadata: JSONObject = {};
-  try {
-    if (!tool.execute) throw new Error(`Tool '${call.name}' has no execute function.`);
-    if (signal.aborted) throw signal.reason;
-    const returned = tool.execute(input, toolContext(reply, call));
-    // A tool that ignores the signal must not hold the interrupted reply open.
-    const value = returned instanceof Promise ? await raceAbort(returned, signal) : returned;
-    const result = isAsyncIterable(value)
-      ? toToolResult(await streamTool(reply, call.id, value), true)
-      : toToolResult(value, false);
-    if (result.state) state = result.state;
-    if (result.metadata) metadata = result.metadata;
-    if (result.output !== undefined) emitOutput(reply, call.id, result.output);
-  } catch (error) {
-    // Only the reply's own signal is an interrupt; a tool's own timeout or AbortError is a tool error.
-    if (signal.aborted) {
-      emitOutput(reply, call.id, INTERRUPTED_TEXT);
-      state = 'interrupted';
-    } else {
-      emitOutput(reply, call.id, error instanceof Error ? error.message : String(error));
-      state = 'error';
-    }
-  }
-  if (signal.aborted) state = 'interrupted';
-  return { state, metadata };
-}
-
-function toolContext(reply: ActiveReply, call: ToolCallBlock): ToolContext {
-  const state = reply.state;
-  const owner = reply.toolOwners.get(call.name);
-  return {
-    ...(owner ? { plugin: reply.pluginContext(owner) } : {}),
-    signal: reply.signal,
-    toolCallId: call.id,
-    replyId: reply.msg.id,
-    state,
-    getPluginState: <T>(plugin: string) => state.plugins[plugin] as T,
-    setPluginState: (plugin, value) => {
-      state.plugins[plugin] = value as JSONValue;
-    },
-    finishReply: (result) => reply.finishReply(result),
-  };
-}
-
-async function streamTool(
-  reply: ActiveReply,
-  callId: string,
-  iterable: AsyncIterable<ToolChunk>,
-): Promise<unknown> {
-  const { signal, sink } = reply;
-  const it = iterable[Symbol.asyncIterator]();
-  for (;;) {
-    const r = await raceAbort(it.next(), signal);
-    if (r.done) return r.value;
-    emitOutput(reply, callId, [r.value]);
-    // A consumer far behind a fast tool: wait for it rather than queue without bound.
-    const behind = sink?.backpressure();
-    if (behind) await raceAbort(behind, signal);
-    if (signal.aborted) {
-      await it.return?.();
-      throw signal.reason;
-    }
-  }
-}
-
-/** Emits output parts as result deltas; applying them builds the result block in the message. */
-export function emitOutput(
-  reply: ActiveReply,
-  callId: string,
-  parts: ToolResult['output'] | ToolChunk[],
-): void {
-  const replyId = reply.msg.id;
-  const list = typeof parts === 'string' ? [parts] : parts;
-  for (const part of list) {
-    if (typeof part === 'string' || part.type === 'text') {
-      const delta = typeof part === 'string' ? part : part.text;
-      if (delta !== '') reply.record({ type: 'TOOL_RESULT_TEXT_DELTA', replyId, toolCallId: callId, delta });
-    } else if (part.type === 'data') {
-      reply.record({
-        type: 'TOOL_RESULT_DATA_DELTA',
-        replyId,
-        toolCallId: callId,
-        blockId: 'id' in part && part.id ? part.id : newId(),
-        mediaType: part.source.mediaType,
-        ...(part.source.type === 'url' ? { url: part.source.url } : { data: part.source.data }),
-        ...(part.name !== undefined ? { name: part.name } : {}),
-      });
-    }
-  }
-}
-
 /**
  * Runs `afterTool` hooks over the streamed result and emits TOOL_RESULT_END, which carries the saved
  * output only when a hook changed it (the deltas always carry the tool's full output). Hooks get a copy,
@@ -321,18 +223,23 @@ export async function failCall(
   return 'done';
 }
 
-function isAsyncIterable(value: unknown): value is AsyncIterable<ToolChunk> {
-  return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
-}
-
-/** Reads a tool's return value. After streaming, only a {@link ToolResult}-shaped value adds anything. */
-function toToolResult(value: unknown, streamed: boolean): Partial<ToolResult> {
-  const isResult =
-    typeof value === 'object' &&
-    value !== null &&
-    !Array.isArray(value) &&
-    ('output' in value || (streamed && ('state' in value || 'metadata' in value)));
-  if (isResult) return value as Partial<ToolResult>;
-  if (streamed || value === undefined) return {};
-  return { output: typeof value === 'string' ? value : JSON.stringify(value) };
+/** `Promise.allSettled` over `items`, running at most `size` of them at a time; results in item order. */
+async function settleInPool<T, R>(
+  items: readonly T[],
+  size: number,
+  run: (item: T) => Promise<R>,
+): Promise<PromiseSettledResult<R>[]> {
+  const results: PromiseSettledResult<R>[] = [];
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < items.length; i = next++) {
+      try {
+        results[i] = { status: 'fulfilled', value: await run(items[i]!) };
+      } catch (reason) {
+        results[i] = { status: 'rejected', reason };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(size, items.length) }, worker));
+  return results;
 }

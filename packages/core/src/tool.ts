@@ -66,6 +66,11 @@ export interface Tool<I = any, C extends ToolContext = ToolContext> {
   jsonSchema?: JSONSchema | undefined;
   /** Runs the tool. Omit for tools that are always executed externally. */
   execute?: ((input: I, ctx: C) => ToolOutput | Promise<ToolOutput> | AsyncIterable<ToolChunk>) | undefined;
+  /**
+   * How long one call may run, in ms. Past it the call's `ctx.signal` aborts and the call ends with an
+   * `error` result saying it timed out (the model sees it); the reply goes on. Default: no limit.
+   */
+  timeoutMs?: number | undefined;
   /** Calls of concurrency-safe tools in one model response run in parallel. Default `false`. */
   concurrencySafe?: boolean | undefined;
   /** Ask the user before running (per call when a function). Permission rules in state can override. */

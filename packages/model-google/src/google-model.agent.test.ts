@@ -1,4 +1,4 @@
-import { Agent, defineTool, getBlocks, getText, type AgentEvent, type Msg } from '@agentkit/core';
+import { Agent, createMsg, defineTool, getBlocks, getText, type AgentEvent, type Msg } from '@agentkit/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import error429 from './__fixtures__/error-429.json';
 import finalAnswer from './__fixtures__/final-answer.json';
@@ -165,5 +165,25 @@ describe('GoogleModel driving an Agent', () => {
     expect(server.requests).toHaveLength(2);
     // The 50 ms RetryInfo delay was used, not the 10 s backoff.
     expect(Date.now() - started).toBeLessThan(5_000);
+  });
+});
+
+describe('another agent observed in the conversation', () => {
+  it("goes to Gemini as an attributed user turn, not as the model's own", async () => {
+    server.reply({ events: textStream }, { events: textStream });
+    const alice = new Agent({ name: 'Alice', model: gemini('gemini-2.5-flash') });
+    await alice.reply('Say hello.');
+    await alice.observe(
+      createMsg({ role: 'assistant', name: 'Bob', content: 'Hello from Bob, the other agent.' }),
+    );
+    const msg = await alice.reply(null);
+    expect(msg.finishedReason).toBe('completed');
+    const contents = server.requests[1]!.body.contents as Array<{
+      role: string;
+      parts: Array<{ text?: string }>;
+    }>;
+    expect(contents.map((c) => c.role)).toEqual(['user', 'model', 'user']);
+    expect(contents[1]!.parts.map((p) => p.text).join('')).toBe('Hello, world! 你好。');
+    expect(contents[2]!.parts).toEqual([{ text: 'Bob: Hello from Bob, the other agent.' }]);
   });
 });

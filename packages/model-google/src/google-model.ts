@@ -167,7 +167,10 @@ export class GoogleModel implements ChatModel {
     };
     return {
       model: this.options.model,
-      contents: toGeminiContents(request.messages, { fillMissingSignatures: this.fillMissingSignatures }),
+      contents: toGeminiContents(request.messages, {
+        fillMissingSignatures: this.fillMissingSignatures,
+        agentName: request.agentName,
+      }),
       config,
     };
   }

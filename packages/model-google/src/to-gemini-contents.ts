@@ -25,6 +25,11 @@ export const SKIP_THOUGHT_SIGNATURE = 'skip_thought_signature_validator';
 /** Options of {@link toGeminiContents}. */
 export interface ToGeminiContentsOptions {
   /**
+   * The agent the request is for (`ModelRequest.agentName`): other agents' messages go as attributed `user`
+   * parts (`Bob: …`; Gemini contents have no speaker name), never as the model's own turn.
+   */
+  agentName?: string | undefined;
+  /**
    * Give the first function call of a model turn {@link SKIP_THOUGHT_SIGNATURE} when no part of that
    * turn carries a signature (needed by Gemini 3 for history it did not produce).
    */
@@ -196,7 +201,7 @@ export function toGeminiContents(messages: readonly Msg[], options: ToGeminiCont
     if (last?.role === role) last.parts!.push(...parts);
     else contents.push({ role, parts });
   };
-  for (const turn of toProviderTurns(messages)) {
+  for (const turn of toProviderTurns(messages, { agentName: options.agentName })) {
     if (turn.role === 'user') push('user', userParts(turn.content));
     else if (turn.role === 'assistant') {
       callOrder = [];

@@ -22,9 +22,10 @@ export type ReasoningReplay = 'tool-loop' | 'all' | 'never';
 
 /** Builds the Chat Completions `messages` of a request. */
 export function toChatMessages(
-  request: Pick<ModelRequest, 'systemPrompt' | 'messages'>,
+  request: Pick<ModelRequest, 'systemPrompt' | 'messages' | 'agentName'>,
   replay: ReasoningReplay = 'tool-loop',
 ): ChatCompletionMessageParam[] {
+  const options = { agentName: request.agentName };
   const out: ChatCompletionMessageParam[] = [];
   if (request.systemPrompt) out.push({ role: 'system', content: request.systemPrompt });
   // The current reply: the messages after the last user message.
@@ -33,12 +34,12 @@ export function toChatMessages(
     if (m.role === 'user') lastUser = i;
   });
   const parts: Array<[ProviderTurn[], boolean]> = [
-    [toProviderTurns(request.messages.slice(0, lastUser + 1)), false],
-    [toProviderTurns(request.messages.slice(lastUser + 1)), true],
+    [toProviderTurns(request.messages.slice(0, lastUser + 1), options), false],
+    [toProviderTurns(request.messages.slice(lastUser + 1), options), true],
   ];
   for (const [turns, current] of parts) {
     for (const turn of turns) {
-      if (turn.role === 'user') out.push({ role: 'user', content: userContent(turn.content) });
+      if (turn.role === 'user') out.push(userMessage(turn));
       else if (turn.role === 'tool') out.push(...toolMessages(turn.results));
       else {
         const msg = assistantMessage(turn.content, replay === 'all' || (replay === 'tool-loop' && current));
@@ -47,6 +48,15 @@ export function toChatMessages(
     }
   }
   return out;
+}
+
+/**
+ * A user turn; another agent's words (a turn with `name`) also carry Chat's `name` field, which tells
+ * participants of one role apart (letters, digits, `_` and `-`, at most 64).
+ */
+function userMessage(turn: Extract<ProviderTurn, { role: 'user' }>): ChatCompletionMessageParam {
+  const name = turn.name?.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64);
+  return { role: 'user', content: userContent(turn.content), ...(name ? { name } : {}) };
 }
 
 function userContent(blocks: Array<TextBlock | DataBlock>): string | ChatCompletionContentPart[] {

@@ -1,4 +1,4 @@
-import { Agent, type AgentEvent, type Msg, defineTool, getBlocks, getText } from '@agentkit/core';
+import { Agent, type AgentEvent, createMsg, type Msg, defineTool, getBlocks, getText } from '@agentkit/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { textAnswer, toolCallAnswer } from './__fixtures__/chat-chunks';
 import errors from './__fixtures__/errors.json';
@@ -347,5 +347,75 @@ describe('OpenAIModel (Responses API) through Agent', () => {
     ]);
     expect(input[1]).toMatchObject({ encrypted_content: 'enc-rs_1', summary: [{ text: 'First thought.' }] });
     expect(input[2]).toMatchObject({ encrypted_content: 'enc-rs_2', summary: [{ text: 'Second thought.' }] });
+  });
+});
+
+describe('another agent observed in the conversation', () => {
+  const bob = () =>
+    createMsg({ role: 'assistant', name: 'Bob the reviewer', content: 'The plan misses a rollback step.' });
+
+  it("Chat Completions: Bob's reply goes as a user message with his name, not as the model's own turn", async () => {
+    server = await startOpenAIServer([
+      { stream: chatSse(textAnswer('First plan.')) },
+      { stream: chatSse(textAnswer('Adding a rollback step.')) },
+    ]);
+    const alice = agentFor(server.baseURL, { name: 'Alice', tools: [] });
+    await alice.reply('Draft a deployment plan.');
+    await alice.observe(bob());
+    await alice.reply(null);
+    const sent = server.requests[1]!.body.messages as Array<Record<string, unknown>>;
+    expect(sent.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user']);
+    expect(sent[2]).toMatchObject({ role: 'assistant', content: 'First plan.' });
+    expect(sent[3]).toEqual({
+      role: 'user',
+      name: 'Bob_the_reviewer',
+      content: 'Bob the reviewer: The plan misses a rollback step.',
+    });
+  });
+
+  it('Responses: the same, as an attributed user message', async () => {
+    const answer = (id: string, text: string) => [
+      { type: 'response.created', sequence_number: 0, response: { ...responsesEvents[0]!.response, id } },
+      {
+        type: 'response.output_item.added',
+        sequence_number: 1,
+        output_index: 0,
+        item: { id: `msg_${id}`, type: 'message', status: 'in_progress', content: [], role: 'assistant' },
+      },
+      {
+        type: 'response.output_text.delta',
+        sequence_number: 2,
+        item_id: `msg_${id}`,
+        output_index: 0,
+        content_index: 0,
+        delta: text,
+        logprobs: [],
+      },
+      {
+        type: 'response.completed',
+        sequence_number: 3,
+        response: { ...responsesEvents[0]!.response, id, status: 'completed' },
+      },
+    ];
+    server = await startOpenAIServer([
+      { stream: responsesSse(answer('r1', 'First plan.')) },
+      { stream: responsesSse(answer('r2', 'Adding a rollback step.')) },
+    ]);
+    const alice = new Agent({
+      name: 'Alice',
+      model: createOpenAIModel({
+        model: 'gpt-4.1',
+        api: 'responses',
+        apiKey: 'sk-test',
+        baseURL: server.baseURL,
+      }),
+    });
+    await alice.reply('Draft a deployment plan.');
+    await alice.observe(bob());
+    const msg = await alice.reply(null);
+    expect(getText(msg)).toBe('Adding a rollback step.');
+    const input = server.requests[1]!.body.input as Array<Record<string, unknown>>;
+    expect(input.map((i) => i.role)).toEqual(['user', 'assistant', 'user']);
+    expect(input[2]).toEqual({ role: 'user', content: 'Bob the reviewer: The plan misses a rollback step.' });
   });
 });

@@ -137,7 +137,7 @@ export class OpenAIModel implements ChatModel {
     const store = o.store ?? false;
     const params: ResponseCreateParamsStreaming = {
       model: o.model,
-      input: toResponsesInput(request.messages, { store }),
+      input: toResponsesInput(request.messages, { store, agentName: request.agentName }),
       stream: true,
       store,
     };

@@ -13,6 +13,11 @@ import { readOpenaiData } from './provider-data';
 /** How Responses input items are built. */
 export interface ResponsesInputOptions {
   /**
+   * The agent the request is for (`ModelRequest.agentName`): other agents' messages go as attributed user
+   * messages (Responses input messages have no speaker name).
+   */
+  agentName?: string | undefined;
+  /**
    * Whether the provider stores responses (`store`). When it does not (the default here), earlier
    * items are sent in full without their ids, and reasoning goes back only as encrypted content.
    */
@@ -30,7 +35,7 @@ export function toResponsesInput(
   options: ResponsesInputOptions,
 ): ResponseInputItem[] {
   const out: ResponseInputItem[] = [];
-  for (const turn of toProviderTurns(messages)) {
+  for (const turn of toProviderTurns(messages, { agentName: options.agentName })) {
     if (turn.role === 'user') out.push({ role: 'user', content: inputContent(turn.content) });
     else if (turn.role === 'tool') {
       for (const result of turn.results) {

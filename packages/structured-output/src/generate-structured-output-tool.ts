@@ -21,9 +21,10 @@ export interface GenerateStructuredOutputToolOptions {
   validator: JsonSchemaValidator;
   /**
    * Called when the schema itself is at fault (its output is not plain JSON), before the call's error
-   * result is saved; the plugin ends the reply with that error instead of letting the model retry.
+   * result is saved; the plugin ends the reply with that error instead of letting the model retry. Keyed
+   * `'<reply id> <tool-call id>'`: one plugin instance may serve many agents.
    */
-  onSchemaProblem?: ((toolCallId: string, message: string) => void) | undefined;
+  onSchemaProblem?: ((callKey: string, message: string) => void) | undefined;
 }
 
 /**
@@ -50,7 +51,7 @@ export function createGenerateStructuredOutputTool(
         ? await validateWithStandardSchema(liveSchema, input)
         : validator.validate(jsonSchema, input);
       if (!result.ok) {
-        if (result.schemaProblem) onSchemaProblem?.(ctx.toolCallId, result.error);
+        if (result.schemaProblem) onSchemaProblem?.(`${ctx.replyId} ${ctx.toolCallId}`, result.error);
         return { output: result.error, state: 'error' };
       }
       ctx.finishReply({ structuredOutput: result.value, text: STRUCTURED_OUTPUT_PLACEHOLDER });

@@ -83,10 +83,11 @@ export function structuredOutput(options: StructuredOutputOptions = {}): Plugin 
   // The schema objects of replies started in this process, by the agent's live state. After a restart
   // (a new state object) there is none and the stored JSON Schema validates.
   const liveSchemas = new WeakMap<AgentState, { replyId: string; schema: StandardSchemaV1 | null }>();
-  // Calls whose output the schema itself made unstorable (not plain JSON), by tool-call id: `afterTool`
-  // ends the reply with the error, since no retry of the model can fix the schema.
+  // Calls whose output the schema itself made unstorable (not plain JSON), by reply and tool-call id (one
+  // plugin instance may serve many agents, whose models may reuse call ids): `afterTool` ends the reply with
+  // the error, since no retry of the model can fix the schema.
   const schemaProblems = new Map<string, string>();
-  const onSchemaProblem = (toolCallId: string, message: string) => schemaProblems.set(toolCallId, message);
+  const onSchemaProblem = (callKey: string, message: string) => schemaProblems.set(callKey, message);
 
   const storedSchema = (ctx: PluginContext): JSONSchema | null => {
     const data = ctx.getReplyData<unknown>();
@@ -144,10 +145,11 @@ export function structuredOutput(options: StructuredOutputOptions = {}): Plugin 
           return { decision: 'allow' };
       },
 
-      afterTool({ toolCall }) {
-        const problem = schemaProblems.get(toolCall.id);
+      afterTool({ ctx, toolCall }) {
+        const key = `${ctx.reply.id} ${toolCall.id}`;
+        const problem = schemaProblems.get(key);
         if (problem === undefined) return;
-        schemaProblems.delete(toolCall.id);
+        schemaProblems.delete(key);
         throw new StructuredSchemaError(problem.replace(/^SchemaError: /, ''));
       },
 

@@ -160,6 +160,8 @@ export function startWorker(options: StartWorkerOptions): ReplyWorker {
     const { session } = data;
     const progress = { ran: false };
     try {
+      // `return await`: a parked job's DelayedError must reach the catch below before the `finally` awaits,
+      // or Node reports it as an unhandled rejection while the `finally` runs.
       const place = await lines.place(session, job.id!);
       if (place.place === 'gone') return { status: 'over', replyId: null, retries: 0 };
       if (place.place === 'behind') {

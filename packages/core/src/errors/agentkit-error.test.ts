@@ -41,4 +41,38 @@ describe('isInstance', () => {
     expect(copyBase.AgentkitError.isInstance(new ConfigError('x'))).toBe(true);
     expect(copy.SessionNotFoundError.isInstance(new ConfigError('x'))).toBe(false);
   });
+
+  it('every error class of core recognises itself and its subclasses only', async () => {
+    const core = await import('../index');
+    const key = { userId: 'u', agentId: 'a', sessionId: 's' };
+    // One instance of every error class core exports, built the way core builds it.
+    const instances: Record<string, InstanceType<typeof core.AgentkitError>> = {
+      ConfigError: new core.ConfigError('bad'),
+      PluginHookError: new core.PluginHookError('p', 'beforeTool', new Error('x')),
+      ModelError: new core.ModelError('upstream', 'x'),
+      MessageValidationError: new core.MessageValidationError('x'),
+      InvalidInputError: new core.InvalidInputError('x'),
+      ReplyPausedError: new core.ReplyPausedError(['c1']),
+      ResumeMismatchError: new core.ResumeMismatchError('x'),
+      StateError: new core.StateError('x'),
+      SessionNotFoundError: new core.SessionNotFoundError(key),
+      VersionConflictError: new core.VersionConflictError(key, 1, 2),
+      StoreDataError: new core.StoreDataError(key, 'x'),
+      StoreConnectionError: new core.StoreConnectionError('x'),
+      ReplyTimeoutError: new core.ReplyTimeoutError(1000),
+      SessionBusyError: new core.SessionBusyError(key),
+      LeaseLostError: new core.LeaseLostError(key, 3),
+    };
+    const classes = Object.entries(core).filter(
+      ([, v]) => typeof v === 'function' && v.prototype instanceof core.AgentkitError,
+    ) as Array<[string, typeof core.AgentkitError]>;
+    // Every exported error class is in the table above (a new one must be added there).
+    expect(classes.map(([name]) => name).sort()).toEqual(Object.keys(instances).sort());
+    for (const [name, cls] of classes)
+      for (const [other, error] of Object.entries(instances)) {
+        expect(cls.isInstance(error), `${name}.isInstance(new ${other})`).toBe(name === other);
+        // …and across copies of core: this file's own copy of the base class knows them too.
+        expect(AgentkitError.isInstance(error)).toBe(true);
+      }
+  });
 });

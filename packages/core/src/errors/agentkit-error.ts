@@ -16,6 +16,7 @@ export type AgentkitErrorCode =
   | 'STORE_CONNECTION'
   | 'SESSION_BUSY'
   | 'LEASE_LOST'
+  | 'REPLY_TIMEOUT'
   | (string & {});
 
 /**

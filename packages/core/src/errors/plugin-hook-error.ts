@@ -1,3 +1,4 @@
+import { thrownText } from '../thrown-text';
 import { AgentkitError } from './agentkit-error';
 
 /** An interceptor hook of a plugin threw. The reply ends with `finishedReason: 'error'`. */
@@ -8,7 +9,7 @@ export class PluginHookError extends AgentkitError {
   readonly hook: string;
 
   constructor(plugin: string, hook: string, cause: unknown) {
-    const detail = cause instanceof Error ? cause.message : String(cause);
+    const detail = thrownText(cause);
     super('PLUGIN_HOOK', `Plugin '${plugin}' failed in hook '${hook}': ${detail}`, { cause });
     this.plugin = plugin;
     this.hook = hook;

@@ -1,0 +1,107 @@
+import type { ActiveReply } from './agent-core';
+import type { ToolCallBlock, ToolResultState } from './blocks';
+import { emitOutput } from './emit-output';
+import type { JSONObject, JSONValue } from './json';
+import { deadlineError } from './reply-deadline';
+import { raceAbort } from './sleep';
+import { thrownText } from './thrown-text';
+import type { AnyTool, ToolChunk, ToolContext, ToolResult } from './tool';
+import { DEADLINE_TEXT, INTERRUPTED_TEXT, timedOutText } from './tool-result-texts';
+
+/** Runs an allowed call's tool and streams its output. A failure is the call's result, not the reply's. */
+export async function executeTool(
+  reply: ActiveReply,
+  tool: AnyTool,
+  call: ToolCallBlock,
+  input: unknown,
+): Promise<{ state: ToolResultState; metadata: JSONObject }> {
+  const replySignal = reply.signal;
+  // A tool with a time limit gets a signal of its own that also aborts with the reply's.
+  const timeout = tool.timeoutMs === undefined ? undefined : AbortSignal.timeout(tool.timeoutMs);
+  const signal = timeout ? AbortSignal.any([replySignal, timeout]) : replySignal;
+  let state: ToolResultState = 'success';
+  let metadata: JSONObject = {};
+  try {
+    if (!tool.execute) throw new Error(`Tool '${call.name}' has no execute function.`);
+    if (signal.aborted) throw signal.reason;
+    const returned = tool.execute(input, toolContext(reply, call, signal));
+    // A tool that ignores the signal must not hold the interrupted reply open.
+    const value = returned instanceof Promise ? await raceAbort(returned, signal) : returned;
+    const result = isAsyncIterable(value)
+      ? toToolResult(await streamTool(reply, call.id, value, signal), true)
+      : toToolResult(value, false);
+    if (result.state) state = result.state;
+    if (result.metadata) metadata = result.metadata;
+    if (result.output !== undefined) emitOutput(reply, call.id, result.output);
+  } catch (error) {
+    // Only the reply's own signal is an interrupt; a tool's own AbortError is a tool error.
+    if (replySignal.aborted) {
+      emitOutput(reply, call.id, deadlineError(replySignal) ? DEADLINE_TEXT : INTERRUPTED_TEXT);
+      state = 'interrupted';
+    } else {
+      emitOutput(
+        reply,
+        call.id,
+        timeout?.aborted ? timedOutText(call.name, tool.timeoutMs!) : thrownText(error),
+      );
+      state = 'error';
+    }
+  }
+  if (replySignal.aborted) state = 'interrupted';
+  return { state, metadata };
+}
+
+function toolContext(reply: ActiveReply, call: ToolCallBlock, signal: AbortSignal): ToolContext {
+  const state = reply.state;
+  const owner = reply.toolOwners.get(call.name);
+  return {
+    ...(owner ? { plugin: reply.pluginContext(owner) } : {}),
+    signal,
+    toolCallId: call.id,
+    replyId: reply.msg.id,
+    state,
+    getPluginState: <T>(plugin: string) => state.plugins[plugin] as T,
+    setPluginState: (plugin, value) => {
+      state.plugins[plugin] = value as JSONValue;
+    },
+    finishReply: (result) => reply.finishReply(result),
+  };
+}
+
+async function streamTool(
+  reply: ActiveReply,
+  callId: string,
+  iterable: AsyncIterable<ToolChunk>,
+  signal: AbortSignal,
+): Promise<unknown> {
+  const { sink } = reply;
+  const it = iterable[Symbol.asyncIterator]();
+  for (;;) {
+    const r = await raceAbort(it.next(), signal);
+    if (r.done) return r.value;
+    emitOutput(reply, callId, [r.value]);
+    // A consumer far behind a fast tool: wait for it rather than queue without bound.
+    const behind = sink?.backpressure();
+    if (behind) await raceAbort(behind, signal);
+    if (signal.aborted) {
+      await it.return?.();
+      throw signal.reason;
+    }
+  }
+}
+
+function isAsyncIterable(value: unknown): value is AsyncIterable<ToolChunk> {
+  return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
+}
+
+/** Reads a tool's return value. After streaming, only a {@link ToolResult}-shaped value adds anything. */
+function toToolResult(value: unknown, streamed: boolean): Partial<ToolResult> {
+  const isResult =
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    ('output' in value || (streamed && ('state' in value || 'metadata' in value)));
+  if (isResult) return value as Partial<ToolResult>;
+  if (streamed || value === undefined) return {};
+  return { output: typeof value === 'string' ? value : JSON.stringify(value) };
+}

@@ -1,0 +1,182 @@
+// Limits against a hostile model (issue 20, item 7): each one hit is recorded where the model sees it,
+// and the reply goes on.
+import { describe, expect, it } from 'vitest';
+import { Agent } from './agent';
+import { DEFAULT_AGENT_LIMITS } from './agent-limits';
+import type { ToolCallBlock, ToolResultBlock } from './blocks';
+import { defineTool } from './define-tool';
+import { ConfigError } from './errors/config-error';
+import type { AgentEvent } from './events';
+import type { ModelChunk } from './model';
+import { getText, type Msg } from './msg';
+import { toProviderTurns } from './provider-turns';
+import { replayEvents } from './replay-events';
+import { ScriptedModel, textChunks, toolCallChunk } from './testing/scripted-model';
+
+const resultsOf = (msg: Msg) => msg.content.filter((b): b is ToolResultBlock => b.type === 'tool_result');
+const callsOf = (msg: Msg) => msg.content.filter((b): b is ToolCallBlock => b.type === 'tool_call');
+const resultText = (r: ToolResultBlock) => r.output.map((b) => (b.type === 'text' ? b.text : '')).join('');
+
+async function collect(agent: Agent, input: string) {
+  const events: AgentEvent[] = [];
+  let msg: Msg | undefined;
+  for await (const item of agent.replyStream(input, { yieldFinalMsg: true }))
+    if ('type' in item) events.push(item);
+    else msg = item;
+  return { events, msg: msg! };
+}
+
+/** A concurrency-safe tool that records how many of its calls run at once. */
+function gauge() {
+  const stats = { running: 0, most: 0, ran: 0 };
+  const tool = defineTool({
+    name: 'probe',
+    description: 'probe',
+    inputSchema: { type: 'object' },
+    concurrencySafe: true,
+    async execute() {
+      stats.most = Math.max(stats.most, ++stats.running);
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      stats.running--;
+      stats.ran++;
+      return 'ok';
+    },
+  });
+  return { tool, stats };
+}
+
+describe('limits against a hostile model', () => {
+  it('5,000 tool calls in one response: 64 run, 8 at a time; the rest get error results', async () => {
+    const { tool, stats } = gauge();
+    const calls = Array.from({ length: 5000 }, (_, i) => toolCallChunk('probe', {}, `c${i}`));
+    const model = new ScriptedModel([calls, textChunks('fewer next time')]);
+    const agent = new Agent({ name: 'a', model, tools: [tool] });
+    const { events, msg } = await collect(agent, 'go');
+    expect(msg.finishedReason).toBe('completed');
+    expect(stats).toEqual({ running: 0, most: DEFAULT_AGENT_LIMITS.maxParallelToolCalls, ran: 64 });
+    const results = resultsOf(msg);
+    expect(results).toHaveLength(5000);
+    const refused = results.filter((r) => r.state === 'error');
+    expect(refused).toHaveLength(5000 - 64);
+    expect(resultText(refused[0]!)).toMatch(/a response may make at most 64 tool calls/);
+    expect(refused.map((r) => r.id)).toEqual(calls.slice(64).map((c) => (c as { id: string }).id));
+    // The model sees every call answered (providers reject a call without a result).
+    const turns = toProviderTurns(model.requests[1]!.messages);
+    expect(turns.filter((t) => t.role === 'tool').flatMap((t) => t.results)).toHaveLength(5000);
+    expect(replayEvents(events)).toEqual(msg);
+  });
+
+  it('limits are options: fewer parallel calls, fewer calls per response', async () => {
+    const { tool, stats } = gauge();
+    const calls = Array.from({ length: 10 }, (_, i) => toolCallChunk('probe', {}, `c${i}`));
+    const model = new ScriptedModel([calls, textChunks('ok')]);
+    const limits = { maxParallelToolCalls: 2, maxToolCallsPerResponse: 5 };
+    const msg = await new Agent({ name: 'a', model, tools: [tool], limits }).reply('go');
+    expect(stats).toEqual({ running: 0, most: 2, ran: 5 });
+    expect(resultsOf(msg).map((r) => r.state)).toEqual([
+      ...Array(5).fill('error'),
+      ...Array(5).fill('success'),
+    ]);
+  });
+
+  it('an argument of 8 MB is never held: the call gets an error result and keeps no input', async () => {
+    let ran = false;
+    const write = defineTool({
+      name: 'write',
+      description: 'write',
+      inputSchema: { type: 'object', properties: { text: { type: 'string', maxLength: 10 } } },
+      execute: () => {
+        ran = true;
+        return 'written';
+      },
+    });
+    const chunk = 'x'.repeat(64 * 1024);
+    const huge: ModelChunk[] = [{ type: 'tool_call', id: 'c1', name: 'write', delta: '{"text":"' }];
+    for (let i = 0; i < 128; i++) huge.push({ type: 'tool_call', id: 'c1', delta: chunk });
+    huge.push({ type: 'tool_call', id: 'c1', delta: '"}' }, toolCallChunk('write', { text: 'short' }, 'c2'));
+    const model = new ScriptedModel([huge, textChunks('sent less')]);
+    const agent = new Agent({ name: 'a', model, tools: [write], limits: { maxToolInputChars: 100_000 } });
+    const { events, msg } = await collect(agent, 'go');
+    expect(msg.finishedReason).toBe('completed');
+    const streamed = events
+      .filter((e) => e.type === 'TOOL_CALL_DELTA' && e.toolCallId === 'c1')
+      .reduce((n, e) => n + (e as { delta: string }).delta.length, 0);
+    expect(streamed).toBe(100_001);
+    expect(callsOf(msg).map((c) => c.input)).toEqual(['', '{"text":"short"}']);
+    const [big, small] = resultsOf(msg);
+    expect(big).toMatchObject({ state: 'error' });
+    expect(resultText(big!)).toMatch(/its arguments exceeded the limit of 100000 characters/);
+    expect(small).toMatchObject({ state: 'success' });
+    expect(ran).toBe(true);
+    expect(JSON.stringify(agent.state).length).toBeLessThan(10_000);
+    expect(replayEvents(events)).toEqual(msg);
+  });
+
+  it('a response past maxResponseChars is cut off: its calls do not run, a hint tells the model', async () => {
+    const { tool, stats } = gauge();
+    const flood: ModelChunk[] = [
+      toolCallChunk('probe', {}, 'c1'),
+      ...Array.from({ length: 100 }, () => ({ type: 'text', delta: 'y'.repeat(1000) }) as ModelChunk),
+    ];
+    const model = new ScriptedModel([flood, textChunks('short answer')]);
+    const agent = new Agent({ name: 'a', model, tools: [tool], limits: { maxResponseChars: 10_000 } });
+    const { events, msg } = await collect(agent, 'go');
+    expect(msg.finishedReason).toBe('completed');
+    expect(stats.ran).toBe(0);
+    expect(events.filter((e) => e.type === 'MODEL_CALL_END').map((e) => e.finishedReason)).toEqual([
+      'error',
+      'completed',
+    ]);
+    const [result] = resultsOf(msg);
+    expect(result).toMatchObject({ id: 'c1', state: 'error' });
+    expect(resultText(result!)).toMatch(/Your response was cut off/);
+    const hint = msg.content.find((b) => b.type === 'hint');
+    expect(hint).toMatchObject({
+      source: 'agentkit',
+      hint: expect.stringMatching(/exceeded the limit of 10000/),
+    });
+    // What was streamed before the cut is kept (under the limit); the model saw the hint and answered.
+    const kept = msg.content.filter((b) => b.type === 'text').map((b) => (b as { text: string }).text);
+    expect(kept[0]!.length).toBeLessThanOrEqual(10_000);
+    expect(kept.at(-1)).toBe('short answer');
+    expect(getText(model.requests[1]!.messages.at(-1)!)).toContain('y');
+    expect(replayEvents(events)).toEqual(msg);
+  });
+
+  it('data and tool arguments count towards maxResponseChars too', async () => {
+    const data: ModelChunk[] = Array.from({ length: 40 }, () => ({
+      type: 'data',
+      mediaType: 'image/png',
+      data: 'AAAA'.repeat(250),
+    }));
+    const args: ModelChunk[] = [
+      { type: 'tool_call', id: 'c1', name: 'probe', delta: '{"a":"' },
+      ...Array.from(
+        { length: 40 },
+        () => ({ type: 'tool_call', id: 'c1', delta: 'z'.repeat(1000) }) as ModelChunk,
+      ),
+    ];
+    for (const flood of [data, args]) {
+      const { tool, stats } = gauge();
+      const model = new ScriptedModel([flood, textChunks('ok')]);
+      const agent = new Agent({ name: 'a', model, tools: [tool], limits: { maxResponseChars: 10_000 } });
+      const { events, msg } = await collect(agent, 'go');
+      expect(msg.finishedReason).toBe('completed');
+      expect(stats.ran).toBe(0);
+      expect(msg.content.some((b) => b.type === 'hint')).toBe(true);
+      expect(JSON.stringify(msg).length).toBeLessThan(15_000);
+      expect(replayEvents(events)).toEqual(msg);
+    }
+  });
+
+  it('must be integers ≥ 1', () => {
+    const model = new ScriptedModel([]);
+    for (const limits of [
+      { maxParallelToolCalls: 0 },
+      { maxToolInputChars: 1.5 },
+      { maxResponseChars: -1 },
+      5,
+    ])
+      expect(() => new Agent({ name: 'a', model, limits: limits as never })).toThrow(ConfigError);
+  });
+});
