@@ -10,7 +10,7 @@ import { build } from 'esbuild';
 const bundles = [
   {
     name: 'kernel',
-    budget: 20 * 1024,
+    budget: 22 * 1024,
     contents:
       "export { Agent, defineTool, definePlugin, applyEvent, replayEvents, parseAgentState, createAgentState, userConfirmResult, externalExecutionResult, userInterrupt, awaitingToolCalls, getText, userMsg } from './dist/index.js';",
   },
