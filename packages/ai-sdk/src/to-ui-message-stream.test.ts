@@ -233,4 +233,44 @@ describe('toUIMessageStream', () => {
     expect(body).toMatch(/^data: \{"type":"start"/);
     expect(body.trimEnd()).toMatch(/data: \[DONE\]$/);
   });
+
+  it("gives a plugin's own model call (a summary) no step, and counts its usage", async () => {
+    const summarizer = definePlugin({
+      name: 'summarizer',
+      hooks: {
+        async beforeInference({ ctx }) {
+          for await (const _ of ctx.streamModel({
+            systemPrompt: '',
+            messages: [],
+            tools: [],
+            toolChoice: 'none',
+          })) {
+            // the summary's text is not the reply's
+          }
+        },
+      },
+    });
+    const model = new ScriptedModel([
+      [
+        ...textChunks('a summary'),
+        {
+          type: 'usage',
+          usage: {
+            inputTokens: 5,
+            outputTokens: 3,
+            cacheInputTokens: 0,
+            cacheCreationInputTokens: 0,
+            reasoningTokens: 0,
+          },
+        },
+      ],
+      textChunks('The answer.'),
+    ]);
+    const agent = new Agent({ name: 'ops', model, plugins: [summarizer] });
+    const chunks = await collect(toUIMessageStream(agent.replyStream('Hi.')));
+    await expectValid(chunks);
+    expect(chunks.filter((c) => c.type === 'start-step')).toHaveLength(1);
+    expect(chunks.at(-1)).toMatchObject({ messageMetadata: { usage: { inputTokens: 5, outputTokens: 3 } } });
+    expect(getText((await lastMessage(chunks)) as never)).toBeNull();
+  });
 });

@@ -63,7 +63,7 @@ const FINISH_REASON: Record<ReplyFinishedReason, Finish> = {
  * | agentkit event | UI message chunks |
  * | --- | --- |
  * | `REPLY_START` | `start` (`messageId`: the reply id) |
- * | `MODEL_CALL_START` / `MODEL_CALL_END` | `start-step` (closing the previous step) / `message-metadata` with the usage so far |
+ * | `MODEL_CALL_START` / `MODEL_CALL_END` | `start-step` (closing the previous step; none for a plugin's own call) / `message-metadata` with the usage so far |
  * | `TEXT_BLOCK_*` | `text-start` / `text-delta` / `text-end` |
  * | `THINKING_BLOCK_*` | `reasoning-start` / `reasoning-delta` / `reasoning-end` |
  * | `DATA_BLOCK_*` | `file` (a `data:` URL) at the block's end |
@@ -143,6 +143,8 @@ export class UIMessageMapper {
         break;
       case 'MODEL_CALL_START':
         this.open(event.replyId, out);
+        // A plugin's own call (a compression summary) writes nothing into the message: no step of its own.
+        if (event.plugin !== undefined) break;
         if (this.stepOpen) out.push({ type: 'finish-step' });
         out.push({ type: 'start-step' });
         this.stepOpen = true;
