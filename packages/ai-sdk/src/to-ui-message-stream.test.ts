@@ -271,6 +271,7 @@ describe('toUIMessageStream', () => {
     await expectValid(chunks);
     expect(chunks.filter((c) => c.type === 'start-step')).toHaveLength(1);
     expect(chunks.at(-1)).toMatchObject({ messageMetadata: { usage: { inputTokens: 5, outputTokens: 3 } } });
-    expect(getText((await lastMessage(chunks)) as never)).toBeNull();
+    const texts = (await lastMessage(chunks)).parts.filter((p) => p.type === 'text');
+    expect(texts.map((p) => (p as { text: string }).text)).toEqual(['The answer.']);
   });
 });
