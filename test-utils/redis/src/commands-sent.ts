@@ -8,6 +8,9 @@ import { Redis } from 'ioredis';
 export async function commandsSent(port: number, run: () => Promise<unknown>): Promise<string[]> {
   const admin = new Redis({ port });
   const marker = new Redis({ port });
+  // Both connected first: a connection's ready check (INFO) echoed to a monitor that is still waiting for
+  // the reply to its MONITOR confuses ioredis ("Command queue state error").
+  await Promise.all([admin.ping(), marker.ping()]);
   const monitor = await admin.monitor();
   try {
     const seen: string[] = [];

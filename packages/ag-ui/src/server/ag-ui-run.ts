@@ -106,6 +106,23 @@ export function agUiRun(options: AgUiRunOptions = {}): ServerExtension {
           return event.runId === run.runId ? toSseMessages(id, mapper.start()) : [];
         if (event.type === 'RUN_END')
           return event.runId === run.runId ? toSseMessages(id, mapper.finish(event)) : [];
+        if (event.type === 'STREAM_GAP')
+          // The client fell behind what the server keeps of the run's events: the run fails for it.
+          return toSseMessages(
+            id,
+            mapper.finish({
+              type: 'RUN_END',
+              runId: run.runId,
+              replyId: null,
+              status: 'failed',
+              error: {
+                type: 'internal',
+                code: 'STREAM_GAP',
+                message: 'The client fell behind what the server keeps of the run: reload the thread.',
+              },
+              createdAt: new Date().toISOString(),
+            }),
+          );
         return toSseMessages(id, mapper.push(event));
       });
     });

@@ -86,6 +86,7 @@ export function aiSdkChat(options: AiSdkChatOptions = {}): ServerExtension {
       for (const [name, value] of Object.entries(UI_MESSAGE_STREAM_HEADERS)) c.header(name, value);
       return followRun(c, server, session, run, ({ id, event }) => {
         if (event.type === 'RUN_START') return [];
+        if (event.type === 'STREAM_GAP') return toSseMessages(id, [streamGapError]);
         if (event.type === 'RUN_END')
           return event.runId === run.runId
             ? [...toSseMessages(id, mapper.finish(event)), { data: '[DONE]' }]
@@ -126,6 +127,7 @@ export function aiSdkChat(options: AiSdkChatOptions = {}): ServerExtension {
         ...(prelude ? { prelude } : {}),
         render: ({ id, event }) => {
           if (event.type === 'RUN_START') return [];
+          if (event.type === 'STREAM_GAP') return toSseMessages(id, [streamGapError]);
           return toSseMessages(id, event.type === 'RUN_END' ? mapper.finish(event) : mapper.push(event));
         },
       });
@@ -136,3 +138,9 @@ export function aiSdkChat(options: AiSdkChatOptions = {}): ServerExtension {
 function findReply(context: readonly Msg[] | undefined, id: string | undefined): Msg | undefined {
   return id === undefined ? undefined : context?.findLast((m) => m.id === id);
 }
+
+/** What a client that fell behind the server's event log sees (the stream then ends): reload the chat. */
+const streamGapError = {
+  type: 'error',
+  errorText: 'The chat fell behind what the server keeps of its events: reload it.',
+} as const;
