@@ -111,16 +111,11 @@ export function agUiRun(options: AgUiRunOptions = {}): ServerExtension {
           return toSseMessages(
             id,
             mapper.finish({
-              type: 'RUN_END',
-              runId: run.runId,
-              replyId: null,
               status: 'failed',
               error: {
-                type: 'internal',
                 code: 'STREAM_GAP',
                 message: 'The client fell behind what the server keeps of the run: reload the thread.',
               },
-              createdAt: new Date().toISOString(),
             }),
           );
         return toSseMessages(id, mapper.push(event));
