@@ -192,6 +192,14 @@ function onLogEvent(event: LogEvent): void {
     setPhase(event.status === 'paused' ? 'paused' : 'idle');
     return;
   }
+  if (event.type === 'STREAM_GAP') {
+    // The log dropped events this page never saw: the reply rebuilt so far is incomplete. Drop it;
+    // the stored message takes its place when the run ends.
+    state.messages = state.messages.filter((m) => m.id !== state.replyId);
+    renderAll();
+    showError('Some of this reply’s live events were lost; it will show in full when it ends.');
+    return;
+  }
   if (event.type === 'REPLY_START' || event.type === 'REPLY_SNAPSHOT') state.replyId = event.replyId;
   const replyId = 'replyId' in event && typeof event.replyId === 'string' ? event.replyId : state.replyId;
   if (!replyId) return;
