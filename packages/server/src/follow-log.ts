@@ -115,8 +115,12 @@ export function followLog(c: Context, options: FollowOptions): Response {
       let waitMs = heartbeatMs;
       if (betweenRuns && idle) {
         if (await idle()) {
-          // Something may have been appended between the read and the idle check.
-          if ((await log.lastId(session)) === after) return;
+          // Something may have been appended between the read and the idle check. Nothing newer than
+          // this position (also a position past the log's end, e.g. a Last-Event-ID from the future or
+          // an empty log): the stream ends, it must not spin.
+          const last = await log.lastId(session);
+          if (last === null || (after !== null && compareLogIds(parseLogId(last), parseLogId(after)) <= 0))
+            return;
           continue;
         }
         // A lease is held between runs: the run that just ended is releasing it (its RUN_END is logged
