@@ -220,6 +220,28 @@ describe('POST …/replies', () => {
     expect(limited.headers.get('retry-after')).toBe('1');
   });
 
+  it('answers 400 to a structuredSchema the agent cannot honour, and the session stays usable', async () => {
+    served = await startServer();
+    const alice = as('alice', served.url);
+    const r = await alice('/agents/ops/sessions/s1/replies', {
+      method: 'POST',
+      body: JSON.stringify({ input: 'Deploy.', structuredSchema: { type: 'object' } }),
+    });
+    expect(r.status).toBe(400);
+    expect(await r.json()).toMatchObject({
+      code: 'INVALID_INPUT',
+      detail: expect.stringMatching(/structuredSchema/),
+    });
+    const { messages } = await readSse(
+      await alice('/agents/ops/sessions/s1/replies', {
+        method: 'POST',
+        headers: { Accept: 'text/event-stream' },
+        body: JSON.stringify({ input: 'Deploy.' }),
+      }),
+    );
+    expect(messages.at(-1)!.event).toMatchObject({ type: 'RUN_END', status: 'ended' });
+  });
+
   it('continues a reply whose process stopped when asked with input null', async () => {
     const runs: string[] = [];
     served = await startServer({
