@@ -19,7 +19,7 @@ export type AgentDefinition = AgentFactory | { build: AgentFactory; description?
 
 /** Options of {@link createAgentServer}. */
 export interface AgentServerOptions {
-  /** The agents served, by id (the `:agentId` of every route; 1–128 characters of `A-Za-z0-9_.~-`). */
+  /** The agents served, by id (the `:agentId` of every route; 1–128 characters of `A-Za-z0-9_.~-`, not `.` or `..`). */
   agents: Record<string, AgentDefinition>;
   /** Where sessions live. Use a shared store (Redis) when several server processes serve the same sessions. */
   store: SessionStore;
