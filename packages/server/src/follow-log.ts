@@ -18,6 +18,14 @@ export interface FollowOptions {
    */
   idle?: () => Promise<boolean>;
   /**
+   * Asked while the stream is caught up in the middle of a run (its last entry was no `RUN_END`), at most
+   * once per `heartbeatMs`: `true` when no process runs the reply any more (its process was killed, or
+   * could not log the run's end), and the stream ends once it has sent all the log holds — it would wait
+   * for a `RUN_END` that never comes. Only for runners that do not continue such a run elsewhere (the
+   * in-process runner; a queue hands it to another worker). Default: never.
+   */
+  orphaned?: () => Promise<boolean>;
+  /**
    * Asked after an `isLast` entry: the stream ends once it is `true`, or after 2 s. A run logs its
    * `RUN_END` before it releases the session's lease, and a client acting on the end at once (resuming a
    * pause) must not find the session busy. (Not asked before: a queued run may not hold the lease yet.)
@@ -63,6 +71,7 @@ const LAST_IDLE_WAIT_MS = 2_000;
  */
 export function followLog(c: Context, options: FollowOptions): Response {
   const { log, session, isLast, idle, heartbeatMs } = options;
+  const { orphaned } = options;
   const render = options.render ?? asLogEvent;
   c.header('Cache-Control', 'no-cache, no-transform');
   c.header('X-Accel-Buffering', 'no'); // nginx: do not buffer the stream
@@ -86,6 +95,7 @@ export function followLog(c: Context, options: FollowOptions): Response {
     let betweenRuns = true; // nothing sent yet, or the last entry ended a run
     let lastWrite = Date.now();
     let idlePollMs = IDLE_POLL_MS;
+    let orphanCheckAt = 0; // when to ask next whether the run followed still runs anywhere
     // A position older than what the log keeps means entries were dropped unread: say so, never skip them.
     let checkGap = after !== null;
     while (!clientGone.aborted) {
@@ -127,6 +137,13 @@ export function followLog(c: Context, options: FollowOptions): Response {
         // first) or the next run is starting. Ask again soon, not a heartbeat later.
         waitMs = Math.min(heartbeatMs, idlePollMs);
         idlePollMs = Math.min(heartbeatMs, idlePollMs * 2);
+      } else if (!betweenRuns && orphaned && Date.now() >= orphanCheckAt) {
+        orphanCheckAt = Date.now() + heartbeatMs;
+        if (await orphaned()) {
+          // Nothing came after the last entry, and nothing runs the reply: its RUN_END never comes.
+          if ((await log.lastId(session)) === after) return;
+          continue;
+        }
       }
       await log.waitFor(session, after, waitMs, stop);
       if (!stop.aborted && Date.now() - lastWrite >= heartbeatMs) {
