@@ -36,6 +36,8 @@ export function registerEventRoutes(app: Hono<{ Variables: ServerVariables }>, s
     let start: { after: string | null; prelude?: LogEvent[] };
     if (given !== undefined && given !== '') {
       parseLogId(given); // 400 for anything this server never sent
+      // 503 now when the log is unreachable, not a stream that ends as soon as it started.
+      await server.log.lastId(session);
       start = { after: given };
     } else start = await latestReplyStart(server.log, session, record.state);
     const idle = async () => (await store.getLease(userId, agentId, sessionId)) === null;
