@@ -139,7 +139,8 @@ export function followLog(c: Context, options: FollowOptions): Response {
         idlePollMs = Math.min(heartbeatMs, idlePollMs * 2);
       } else if (!betweenRuns && orphaned && Date.now() >= orphanCheckAt) {
         orphanCheckAt = Date.now() + heartbeatMs;
-        if (await orphaned()) {
+        // A store that cannot tell (unreachable) is no reason to end: the run may still log its end.
+        if (await orphaned().catch(() => false)) {
           // Nothing came after the last entry, and nothing runs the reply: its RUN_END never comes.
           if ((await log.lastId(session)) === after) return;
           continue;
@@ -154,12 +155,15 @@ export function followLog(c: Context, options: FollowOptions): Response {
   }
 }
 
-/** Resolves once `check` is true, `maxMs` have passed or `signal` aborts; asks every 10 ms, then less often. */
+/**
+ * Resolves once `check` is true (or fails: nothing to wait for then), `maxMs` have passed or `signal`
+ * aborts; asks every 10 ms, then less often.
+ */
 async function waitUntil(check: () => Promise<boolean>, maxMs: number, signal: AbortSignal): Promise<void> {
   const deadline = Date.now() + maxMs;
   for (
     let pause = 10;
-    !signal.aborted && !(await check()) && Date.now() < deadline;
+    !signal.aborted && !(await check().catch(() => true)) && Date.now() < deadline;
     pause = Math.min(pause * 2, 200)
   )
     await new Promise((resolve) => setTimeout(resolve, pause));

@@ -1,5 +1,6 @@
 import { InMemorySessionStore } from '@agentkit/core';
 import { textChunks } from '@agentkit/core/testing';
+import { RedisStorage } from '@agentkit/storage-redis';
 import { as } from '@agentkit/test-fixtures';
 import { type RedisProcess, startRedisServer } from '@agentkit/test-redis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -119,6 +120,52 @@ describe('the server with an event log on a Redis that freezes', () => {
       expect(unhandled).toEqual([]);
     } finally {
       await served.close();
+    }
+  }, 30_000);
+
+  it('with the store on it (the log in memory), a running reply still streams to its RUN_END (failed, STORE_CONNECTION)', async () => {
+    const store = new RedisStorage({
+      port: redis.port,
+      keyPrefix: `frozen-${Math.random().toString(36).slice(2)}`,
+      connectTimeoutMs: TIMEOUT_MS,
+      commandTimeoutMs: TIMEOUT_MS,
+    });
+    const served = await startServer({
+      store,
+      agents: {
+        ops: opsAgent([], { script: [{ chunks: textChunks('word '.repeat(100), 5), delayMs: 10 }] }),
+      },
+      leaseTtlMs: 1_500,
+      limits: { heartbeatMs: 300 },
+    });
+    try {
+      let deltas = 0;
+      const { messages } = await readSse(
+        await as('alice', served.url)('/agents/ops/sessions/s3/replies', {
+          method: 'POST',
+          headers: { Accept: 'text/event-stream' },
+          body: JSON.stringify({ input: 'Talk.' }),
+          signal: AbortSignal.timeout(15_000),
+        }),
+        {
+          until: (e) => {
+            if (e.type === 'TEXT_BLOCK_DELTA' && ++deltas === 3) redis.freeze();
+            return false;
+          },
+        },
+      );
+      // The follower asked the frozen store whether the run still holds its lease: no answer is no reason
+      // to drop the stream.
+      expect(messages.at(-1)!.event).toMatchObject({
+        type: 'RUN_END',
+        status: 'failed',
+        error: { code: 'STORE_CONNECTION' },
+      });
+      expect(unhandled).toEqual([]);
+    } finally {
+      redis.thaw();
+      await served.close();
+      await store.close();
     }
   }, 30_000);
 });
