@@ -96,6 +96,11 @@ export function followLog(c: Context, options: FollowOptions): Response {
     let lastWrite = Date.now();
     let idlePollMs = IDLE_POLL_MS;
     let orphanCheckAt = 0; // when to ask next whether the run followed still runs anywhere
+    // The newest id the log named before the read below, and whether the last wait ended early (the log
+    // said something came): a log whose newest entries cannot be read (corrupt, skipped by `read`) must
+    // not make the follower ask again and again (with Redis, a hot loop that never ends).
+    let seenLast: string | null = null;
+    let wokeEarly = false;
     // A position older than what the log keeps means entries were dropped unread: say so, never skip them.
     let checkGap = after !== null;
     while (!clientGone.aborted) {
@@ -107,6 +112,17 @@ export function followLog(c: Context, options: FollowOptions): Response {
         }
       }
       const entries = await log.read(session, after, PAGE);
+      if (entries.length === 0) {
+        // Entries up to `seenLast` were in the log before this read, and it found none: all unreadable.
+        if (isNewer(seenLast, after)) after = seenLast;
+        else if (wokeEarly) {
+          wokeEarly = false;
+          seenLast = await log.lastId(session);
+          continue; // read once more: what it finds up to `seenLast` is all there is
+        }
+      }
+      seenLast = null;
+      wokeEarly = false;
       for (const entry of entries) {
         for (const m of render(entry)) await stream.writeSSE(m);
         lastWrite = Date.now();
@@ -129,8 +145,8 @@ export function followLog(c: Context, options: FollowOptions): Response {
           // this position (also a position past the log's end, e.g. a Last-Event-ID from the future or
           // an empty log): the stream ends, it must not spin.
           const last = await log.lastId(session);
-          if (last === null || (after !== null && compareLogIds(parseLogId(last), parseLogId(after)) <= 0))
-            return;
+          if (!isNewer(last, after)) return;
+          seenLast = last;
           continue;
         }
         // A lease is held between runs: the run that just ended is releasing it (its RUN_END is logged
@@ -142,17 +158,27 @@ export function followLog(c: Context, options: FollowOptions): Response {
         // A store that cannot tell (unreachable) is no reason to end: the run may still log its end.
         if (await orphaned().catch(() => false)) {
           // Nothing came after the last entry, and nothing runs the reply: its RUN_END never comes.
-          if ((await log.lastId(session)) === after) return;
+          const last = await log.lastId(session);
+          if (!isNewer(last, after)) return;
+          seenLast = last;
           continue;
         }
       }
+      const waitStart = Date.now();
       await log.waitFor(session, after, waitMs, stop);
+      wokeEarly = !stop.aborted && Date.now() - waitStart < waitMs;
       if (!stop.aborted && Date.now() - lastWrite >= heartbeatMs) {
         await stream.write(': ping\n\n');
         lastWrite = Date.now();
       }
     }
   }
+}
+
+/** Whether log id `id` comes after `position` (`null`: before the first entry); `false` for no id. */
+function isNewer(id: string | null, position: string | null): id is string {
+  if (id === null) return false;
+  return position === null || compareLogIds(parseLogId(id), parseLogId(position)) > 0;
 }
 
 /**
