@@ -86,5 +86,8 @@ export interface ServerContext {
   query<T extends z.ZodType>(c: Context, schema: T): z.infer<T>;
   heartbeatMs: number;
   /** Streams the log as SSE (see `followLog`), ended cleanly when the server closes. */
-  follow(c: Context, options: Omit<FollowOptions, 'shutdown' | 'track' | 'heartbeatMs' | 'log'>): Response;
+  follow(
+    c: Context,
+    options: Omit<FollowOptions, 'shutdown' | 'track' | 'heartbeatMs' | 'log' | 'onError'>,
+  ): Response;
 }

@@ -196,6 +196,13 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
           streams.add(ended);
           ended.then(() => streams.delete(ended));
         },
+        onError: (error) => {
+          const id = c.get('requestId');
+          // An unreachable log or store is expected trouble (the client reconnects); anything else is a bug.
+          if (AgentkitError.isInstance(error) && error.code === 'STORE_CONNECTION')
+            logger.warn(`agentkit-server: request ${id}: event stream ended: ${(error as Error).message}`);
+          else logger.error(`agentkit-server: request ${id}: event stream failed`, error);
+        },
       });
     },
   };

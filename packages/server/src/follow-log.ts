@@ -40,6 +40,11 @@ export interface FollowOptions {
   /** Told when the stream starts and ends (for a clean shutdown). */
   track?: (ended: Promise<void>) => void;
   /**
+   * Told why a stream ended early (the log or the store failed while following; the client reconnects
+   * with `Last-Event-ID`). Default: the error goes to `console.error`.
+   */
+  onError?: (error: unknown) => void;
+  /**
    * How an entry (or a prelude event, which has no id) is written: the SSE messages to send for it, none
    * to skip it. Default: one message, `id: <entry id>` and `data: <event JSON>`. Lets a route speak
    * another protocol over the same log (e.g. the AI SDK's UI message stream, AG-UI).
@@ -82,6 +87,9 @@ export function followLog(c: Context, options: FollowOptions): Response {
     options.track?.(new Promise<void>((resolve) => (ended = resolve)));
     try {
       await pump(stream, closed.signal);
+    } catch (error) {
+      if (!options.onError) throw error;
+      options.onError(error);
     } finally {
       ended();
     }

@@ -3,8 +3,9 @@ import { textChunks } from '@agentkit/core/testing';
 import { RedisStorage } from '@agentkit/storage-redis';
 import { as } from '@agentkit/test-fixtures';
 import { type RedisProcess, startRedisServer } from '@agentkit/test-redis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { opsAgent, startServer } from '../test/helpers';
+import type { AgentServerOptions } from './agent-server-options';
 import { RedisEventLog } from './redis';
 import { readSse } from './testing';
 
@@ -24,7 +25,7 @@ afterAll(async () => {
   await redis.dispose();
 });
 
-async function serve() {
+async function serve(logger?: AgentServerOptions['logger']) {
   const eventLog = new RedisEventLog({
     port: redis.port,
     keyPrefix: `frozen-${Math.random().toString(36).slice(2)}`,
@@ -38,6 +39,7 @@ async function serve() {
     agents: { ops: opsAgent([], { script: [{ chunks: textChunks('word '.repeat(200), 5), delayMs: 10 }] }) },
     leaseTtlMs: 1_500,
     limits: { heartbeatMs: 300 },
+    ...(logger ? { logger } : {}),
   });
   return {
     ...served,
@@ -166,6 +168,35 @@ describe('the server with an event log on a Redis that freezes', () => {
       redis.thaw();
       await served.close();
       await store.close();
+    }
+  }, 30_000);
+
+  it("a follower whose log stops answering ends its stream and says so in the server's logger, not on the console", async () => {
+    const warnings: string[] = [];
+    const served = await serve({ warn: (m: string) => warnings.push(m), error: () => {} });
+    const consoleError = vi.spyOn(console, 'error');
+    try {
+      let deltas = 0;
+      await readSse(
+        await as('alice', served.url)('/agents/ops/sessions/s4/replies', {
+          method: 'POST',
+          headers: { Accept: 'text/event-stream' },
+          body: JSON.stringify({ input: 'Talk.' }),
+          signal: AbortSignal.timeout(15_000),
+        }),
+        {
+          until: (e) => {
+            if (e.type === 'TEXT_BLOCK_DELTA' && ++deltas === 5) redis.freeze();
+            return false;
+          },
+        },
+      );
+      expect(warnings.some((w) => /event stream ended: Redis \w+ failed/.test(w))).toBe(true);
+      expect(consoleError).not.toHaveBeenCalled();
+    } finally {
+      consoleError.mockRestore();
+      redis.thaw();
+      await served.close();
     }
   }, 30_000);
 });
