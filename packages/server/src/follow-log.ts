@@ -75,8 +75,7 @@ const LAST_IDLE_WAIT_MS = 2_000;
  * disconnects stops only its own stream, never the reply.
  */
 export function followLog(c: Context, options: FollowOptions): Response {
-  const { log, session, isLast, idle, heartbeatMs } = options;
-  const { orphaned } = options;
+  const { log, session, isLast, idle, orphaned, heartbeatMs } = options;
   const render = options.render ?? asLogEvent;
   c.header('Cache-Control', 'no-cache, no-transform');
   c.header('X-Accel-Buffering', 'no'); // nginx: do not buffer the stream
