@@ -139,6 +139,34 @@ describe('POST …/replies', () => {
     );
   });
 
+  it('answers 400 to a confirmation naming another tool than the paused call; the session stays paused', async () => {
+    const runs: string[] = [];
+    served = await startServer({ agents: { ops: opsAgent(runs, { confirm: true }) } });
+    const alice = as('alice', served.url);
+    await readSse(
+      await alice('/agents/ops/sessions/s1/replies', {
+        method: 'POST',
+        headers: { Accept: 'text/event-stream' },
+        body: JSON.stringify({ input: 'Deploy.' }),
+      }),
+    );
+    const call = ((await (await alice('/agents/ops/sessions/s1')).json()) as { awaiting: ToolCallBlock[] })
+      .awaiting[0]!;
+    const hostile = await alice('/agents/ops/sessions/s1/replies', {
+      method: 'POST',
+      body: JSON.stringify({
+        input: {
+          type: 'USER_CONFIRM_RESULT',
+          confirmResults: [{ confirmed: true, toolCall: { ...call, name: 'no_such_tool' } }],
+        },
+      }),
+    });
+    expect(hostile.status).toBe(400);
+    expect(await hostile.json()).toMatchObject({ code: 'INVALID_INPUT' });
+    expect(await (await alice('/agents/ops/sessions/s1')).json()).toMatchObject({ status: 'paused' });
+    expect(runs).toEqual([]);
+  });
+
   it('interrupts a running reply within 100 ms of the request', async () => {
     served = await startServer({ agents: { ops: opsAgent([], { delayMs: 5_000 }) } });
     const alice = as('alice', served.url);
