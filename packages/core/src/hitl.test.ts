@@ -4,6 +4,7 @@ import { ReplyPausedError, ResumeMismatchError } from './errors/input-errors';
 import { externalExecutionResult, userConfirmResult, userInterrupt, type AgentEvent } from './events';
 import type { ToolCallBlock } from './blocks';
 import { getText } from './msg';
+import { awaitingToolCalls } from './reply-input';
 import { defineTool } from './define-tool';
 import type { Tool } from './tool';
 import { ScriptedModel, textChunks, toolCallChunk } from './testing/scripted-model';
@@ -198,6 +199,27 @@ describe('human in the loop: user confirmation', () => {
     expect(log).toEqual(['bash:a', 'write:b']);
     expect(msg.finishedReason).toBe('completed');
     expect(model.callCount).toBe(2);
+  });
+
+  it('refuses a confirmation that names another tool than the call it confirms, and stays paused', async () => {
+    const log: string[] = [];
+    const { bash, write } = makeTools(log);
+    const model = new ScriptedModel([[toolCallChunk('bash', { cmd: 'a' }, 'c1')], textChunks('done')]);
+    const agent = new Agent({ name: 'a', model, tools: [bash, write] });
+    await stream(agent, 'go');
+    for (const name of ['write', 'no_such_tool'])
+      await expect(
+        agent.reply(
+          userConfirmResult([{ confirmed: true, toolCall: { id: 'c1', name, input: '{"cmd":"x"}' } }]),
+        ),
+      ).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    expect(log).toEqual([]);
+    expect(awaitingToolCalls(agent.state).map((c) => c.id)).toEqual(['c1']);
+    // The input may still be edited.
+    await agent.reply(
+      userConfirmResult([{ confirmed: true, toolCall: { id: 'c1', name: 'bash', input: '{"cmd":"b"}' } }]),
+    );
+    expect(log).toEqual(['bash:b']);
   });
 
   it('should stop a sequential run at the first confirmation', async () => {

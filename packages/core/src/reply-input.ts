@@ -109,6 +109,7 @@ export function checkResume(event: UserConfirmResultEvent | ExternalExecutionRes
       `${event.type} needs a list of ${event.type === 'USER_CONFIRM_RESULT' ? 'confirmResults' : 'executionResults'}.`,
     );
   const ids: unknown[] = [];
+  const paused = new Map(awaitingCalls(msg).map((c) => [c.id, c]));
   for (const a of answers) {
     if (event.type === 'USER_CONFIRM_RESULT') {
       const r = a as UserConfirmResultEvent['confirmResults'][number];
@@ -119,6 +120,13 @@ export function checkResume(event: UserConfirmResultEvent | ExternalExecutionRes
       if (r.confirmed && (typeof r.toolCall.name !== 'string' || typeof r.toolCall.input !== 'string'))
         throw new InvalidInputError(
           `The confirmed call '${r.toolCall.id}' needs its name and input (a JSON string).`,
+        );
+      // A confirmation may edit the call's input, never its tool (an unknown one would break the reply; another
+      // one would run a tool the model never asked for).
+      const call = paused.get(r.toolCall.id);
+      if (r.confirmed && call && r.toolCall.name !== call.name)
+        throw new InvalidInputError(
+          `The confirmed call '${r.toolCall.id}' is a call of '${call.name}', not '${String(r.toolCall.name).slice(0, 64)}': a confirmation may edit its input, not its tool.`,
         );
       if (r.rules != null && !Array.isArray(r.rules))
         throw new InvalidInputError(`The rules of '${r.toolCall.id}' must be a list of permission rules.`);

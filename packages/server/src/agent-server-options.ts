@@ -19,7 +19,7 @@ export type AgentDefinition = AgentFactory | { build: AgentFactory; description?
 
 /** Options of {@link createAgentServer}. */
 export interface AgentServerOptions {
-  /** The agents served, by id (the `:agentId` of every route; 1–128 characters of `A-Za-z0-9_.~-`). */
+  /** The agents served, by id (the `:agentId` of every route; 1–128 characters of `A-Za-z0-9_.~-`, not `.` or `..`). */
   agents: Record<string, AgentDefinition>;
   /** Where sessions live. Use a shared store (Redis) when several server processes serve the same sessions. */
   store: SessionStore;
@@ -86,5 +86,8 @@ export interface ServerContext {
   query<T extends z.ZodType>(c: Context, schema: T): z.infer<T>;
   heartbeatMs: number;
   /** Streams the log as SSE (see `followLog`), ended cleanly when the server closes. */
-  follow(c: Context, options: Omit<FollowOptions, 'shutdown' | 'track' | 'heartbeatMs' | 'log'>): Response;
+  follow(
+    c: Context,
+    options: Omit<FollowOptions, 'shutdown' | 'track' | 'heartbeatMs' | 'log' | 'onError'>,
+  ): Response;
 }

@@ -62,9 +62,12 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
   const agents = new Map<string, AgentFactory>();
   for (const [id, definition] of Object.entries(options.agents ?? {})) {
     if (!Id.safeParse(id).success)
-      throw new ConfigError(`Agent id '${id}' must be 1 to 128 characters from A-Z a-z 0-9 _ . ~ -.`, {
-        field: 'agents',
-      });
+      throw new ConfigError(
+        `Agent id '${id}' must be 1 to 128 characters from A-Z a-z 0-9 _ . ~ -, not '.' or '..'.`,
+        {
+          field: 'agents',
+        },
+      );
     agents.set(id, typeof definition === 'function' ? definition : definition.build);
   }
   if (agents.size === 0)
@@ -158,7 +161,9 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
       if (!agents.has(agentId)) throw new AgentkitError('NOT_FOUND', `There is no agent '${agentId}'.`);
       const sessionId = c.req.param('sessionId');
       if (sessionId !== undefined && !Id.safeParse(sessionId).success)
-        throw new InvalidInputError('The session id must be 1 to 128 characters from A-Z a-z 0-9 _ . ~ -.');
+        throw new InvalidInputError(
+          "The session id must be 1 to 128 characters from A-Z a-z 0-9 _ . ~ -, not '.' or '..'.",
+        );
       return { userId: c.get('userId'), agentId, sessionId: sessionId ?? '' };
     },
     async body(c, schema) {
@@ -190,6 +195,13 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
         track: (ended) => {
           streams.add(ended);
           ended.then(() => streams.delete(ended));
+        },
+        onError: (error) => {
+          const id = c.get('requestId');
+          // An unreachable log or store is expected trouble (the client reconnects); anything else is a bug.
+          if (AgentkitError.isInstance(error) && error.code === 'STORE_CONNECTION')
+            logger.warn(`agentkit-server: request ${id}: event stream ended: ${(error as Error).message}`);
+          else logger.error(`agentkit-server: request ${id}: event stream failed`, error);
         },
       });
     },

@@ -18,6 +18,14 @@ export interface FollowOptions {
    */
   idle?: () => Promise<boolean>;
   /**
+   * Asked while the stream is caught up in the middle of a run (its last entry was no `RUN_END`), at most
+   * once per `heartbeatMs`: `true` when no process runs the reply any more (its process was killed, or
+   * could not log the run's end), and the stream ends once it has sent all the log holds — it would wait
+   * for a `RUN_END` that never comes. Only for runners that do not continue such a run elsewhere (the
+   * in-process runner; a queue hands it to another worker). Default: never.
+   */
+  orphaned?: () => Promise<boolean>;
+  /**
    * Asked after an `isLast` entry: the stream ends once it is `true`, or after 2 s. A run logs its
    * `RUN_END` before it releases the session's lease, and a client acting on the end at once (resuming a
    * pause) must not find the session busy. (Not asked before: a queued run may not hold the lease yet.)
@@ -31,6 +39,11 @@ export interface FollowOptions {
   shutdown?: AbortSignal;
   /** Told when the stream starts and ends (for a clean shutdown). */
   track?: (ended: Promise<void>) => void;
+  /**
+   * Told why a stream ended early (the log or the store failed while following; the client reconnects
+   * with `Last-Event-ID`). Default: the error goes to `console.error`.
+   */
+  onError?: (error: unknown) => void;
   /**
    * How an entry (or a prelude event, which has no id) is written: the SSE messages to send for it, none
    * to skip it. Default: one message, `id: <entry id>` and `data: <event JSON>`. Lets a route speak
@@ -62,7 +75,7 @@ const LAST_IDLE_WAIT_MS = 2_000;
  * disconnects stops only its own stream, never the reply.
  */
 export function followLog(c: Context, options: FollowOptions): Response {
-  const { log, session, isLast, idle, heartbeatMs } = options;
+  const { log, session, isLast, idle, orphaned, heartbeatMs } = options;
   const render = options.render ?? asLogEvent;
   c.header('Cache-Control', 'no-cache, no-transform');
   c.header('X-Accel-Buffering', 'no'); // nginx: do not buffer the stream
@@ -73,6 +86,9 @@ export function followLog(c: Context, options: FollowOptions): Response {
     options.track?.(new Promise<void>((resolve) => (ended = resolve)));
     try {
       await pump(stream, closed.signal);
+    } catch (error) {
+      if (!options.onError) throw error;
+      options.onError(error);
     } finally {
       ended();
     }
@@ -86,6 +102,12 @@ export function followLog(c: Context, options: FollowOptions): Response {
     let betweenRuns = true; // nothing sent yet, or the last entry ended a run
     let lastWrite = Date.now();
     let idlePollMs = IDLE_POLL_MS;
+    let orphanCheckAt = 0; // when to ask next whether the run followed still runs anywhere
+    // The newest id the log named before the read below, and whether the last wait ended early (the log
+    // said something came): a log whose newest entries cannot be read (corrupt, skipped by `read`) must
+    // not make the follower ask again and again (with Redis, a hot loop that never ends).
+    let seenLast: string | null = null;
+    let wokeEarly = false;
     // A position older than what the log keeps means entries were dropped unread: say so, never skip them.
     let checkGap = after !== null;
     while (!clientGone.aborted) {
@@ -97,6 +119,17 @@ export function followLog(c: Context, options: FollowOptions): Response {
         }
       }
       const entries = await log.read(session, after, PAGE);
+      if (entries.length === 0) {
+        // Entries up to `seenLast` were in the log before this read, and it found none: all unreadable.
+        if (isNewer(seenLast, after)) after = seenLast;
+        else if (wokeEarly) {
+          wokeEarly = false;
+          seenLast = await log.lastId(session);
+          continue; // read once more: what it finds up to `seenLast` is all there is
+        }
+      }
+      seenLast = null;
+      wokeEarly = false;
       for (const entry of entries) {
         for (const m of render(entry)) await stream.writeSSE(m);
         lastWrite = Date.now();
@@ -115,16 +148,32 @@ export function followLog(c: Context, options: FollowOptions): Response {
       let waitMs = heartbeatMs;
       if (betweenRuns && idle) {
         if (await idle()) {
-          // Something may have been appended between the read and the idle check.
-          if ((await log.lastId(session)) === after) return;
+          // Something may have been appended between the read and the idle check. Nothing newer than
+          // this position (also a position past the log's end, e.g. a Last-Event-ID from the future or
+          // an empty log): the stream ends, it must not spin.
+          const last = await log.lastId(session);
+          if (!isNewer(last, after)) return;
+          seenLast = last;
           continue;
         }
         // A lease is held between runs: the run that just ended is releasing it (its RUN_END is logged
         // first) or the next run is starting. Ask again soon, not a heartbeat later.
         waitMs = Math.min(heartbeatMs, idlePollMs);
         idlePollMs = Math.min(heartbeatMs, idlePollMs * 2);
+      } else if (!betweenRuns && orphaned && Date.now() >= orphanCheckAt) {
+        orphanCheckAt = Date.now() + heartbeatMs;
+        // A store that cannot tell (unreachable) is no reason to end: the run may still log its end.
+        if (await orphaned().catch(() => false)) {
+          // Nothing came after the last entry, and nothing runs the reply: its RUN_END never comes.
+          const last = await log.lastId(session);
+          if (!isNewer(last, after)) return;
+          seenLast = last;
+          continue;
+        }
       }
+      const waitStart = Date.now();
       await log.waitFor(session, after, waitMs, stop);
+      wokeEarly = !stop.aborted && Date.now() - waitStart < waitMs;
       if (!stop.aborted && Date.now() - lastWrite >= heartbeatMs) {
         await stream.write(': ping\n\n');
         lastWrite = Date.now();
@@ -133,12 +182,21 @@ export function followLog(c: Context, options: FollowOptions): Response {
   }
 }
 
-/** Resolves once `check` is true, `maxMs` have passed or `signal` aborts; asks every 10 ms, then less often. */
+/** Whether log id `id` comes after `position` (`null`: before the first entry); `false` for no id. */
+function isNewer(id: string | null, position: string | null): id is string {
+  if (id === null) return false;
+  return position === null || compareLogIds(parseLogId(id), parseLogId(position)) > 0;
+}
+
+/**
+ * Resolves once `check` is true (or fails: nothing to wait for then), `maxMs` have passed or `signal`
+ * aborts; asks every 10 ms, then less often.
+ */
 async function waitUntil(check: () => Promise<boolean>, maxMs: number, signal: AbortSignal): Promise<void> {
   const deadline = Date.now() + maxMs;
   for (
     let pause = 10;
-    !signal.aborted && !(await check()) && Date.now() < deadline;
+    !signal.aborted && !(await check().catch(() => true)) && Date.now() < deadline;
     pause = Math.min(pause * 2, 200)
   )
     await new Promise((resolve) => setTimeout(resolve, pause));

@@ -2,6 +2,7 @@ import type { SessionKey } from '@agentkit/core';
 import type { Context } from 'hono';
 import type { ServerContext } from './agent-server-options';
 import type { FollowOptions } from './follow-log';
+import { InProcessRunner } from './in-process-runner';
 import type { StartedRun } from './runner';
 
 /**
@@ -24,11 +25,15 @@ export function followRun(
   render?: FollowOptions['render'],
 ): Response {
   const { store } = server.options;
+  const free = async () =>
+    (await store.getLease(session.userId, session.agentId, session.sessionId)) === null;
   return server.follow(c, {
     session,
     after: run.after,
     isLast: (entry) => entry.event.type === 'RUN_END' && entry.event.runId === run.runId,
-    settled: async () => (await store.getLease(session.userId, session.agentId, session.sessionId)) === null,
+    settled: free,
+    // A run of a process that stopped (killed) is continued by nobody here: do not wait for its end.
+    ...(server.runner instanceof InProcessRunner ? { orphaned: free } : {}),
     ...(render ? { render } : {}),
   });
 }

@@ -36,7 +36,7 @@ export function openApiDocument(routes: readonly RouteDoc[], info: { title: stri
       name,
       in: 'path',
       required: true,
-      schema: { type: 'string', pattern: '^[A-Za-z0-9_.~-]{1,128}$' },
+      schema: { type: 'string', pattern: '^(?!\\.\\.?$)[A-Za-z0-9_.~-]{1,128}$' },
     }));
     if (route.query) {
       const schema = z.toJSONSchema(route.query, { io: 'input', unrepresentable: 'any' }) as {

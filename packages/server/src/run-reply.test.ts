@@ -1,4 +1,11 @@
-import { Agent, InMemorySessionStore, SessionLease, replayEvents, userMsg } from '@agentkit/core';
+import {
+  Agent,
+  InMemorySessionStore,
+  SessionLease,
+  StoreConnectionError,
+  replayEvents,
+  userMsg,
+} from '@agentkit/core';
 import { ScriptedModel, textChunks } from '@agentkit/core/testing';
 import { describe, expect, it } from 'vitest';
 import { InMemoryEventLog } from './in-memory-event-log';
@@ -94,5 +101,34 @@ describe('runReply', () => {
     expect(outcome).toMatchObject({ status: 'suspended', ended: false });
     const types = (await log.read(session, null, 10)).map((e) => e.event.type);
     expect(types).toEqual(['RUN_START', 'REPLY_START']);
+  });
+
+  it('still logs RUN_END (failed, STORE_CONNECTION) after an append failed, and `done` resolves', async () => {
+    const { store, log, lease } = await setup();
+    // A log that stops answering for one append mid-reply (a Redis that froze for a moment).
+    const append = log.append.bind(log);
+    let appends = 0;
+    log.append = async (...args) => {
+      if (++appends === 2) throw new StoreConnectionError('Redis append failed: no answer within 300 ms.');
+      return append(...args);
+    };
+    const model = new ScriptedModel([{ chunks: textChunks('word '.repeat(20), 5), delayMs: 5 }]);
+    const run = runReply({
+      store,
+      log,
+      agent: ({ state }) => new Agent({ name: 'a', model, state }),
+      request: { session, input: 'Hi' },
+      runId: 'run1',
+      lease,
+    });
+    const outcome = await run.done;
+    expect(outcome).toMatchObject({ status: 'failed', ended: true, error: { code: 'STORE_CONNECTION' } });
+    const events = (await log.read(session, null, 100)).map((e) => e.event);
+    expect(events.at(-1)).toMatchObject({
+      type: 'RUN_END',
+      runId: 'run1',
+      status: 'failed',
+      error: { code: 'STORE_CONNECTION' },
+    });
   });
 });

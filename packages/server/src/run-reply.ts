@@ -118,19 +118,26 @@ export function runReply(options: RunReplyOptions): ReplyRun {
 
   const finish = async (outcome: Omit<ReplyRunOutcome, 'ended' | 'replyId'>): Promise<ReplyRunOutcome> => {
     const ends = options.endsRun?.({ ...outcome, replyId, ended: false }) ?? true;
-    if (ends)
-      batcher.push({
-        type: 'RUN_END',
-        runId,
-        replyId,
-        status: outcome.status,
-        error: outcome.error,
-        createdAt: new Date().toISOString(),
-      });
+    const end: RunEndEvent = {
+      type: 'RUN_END',
+      runId,
+      replyId,
+      status: outcome.status,
+      error: outcome.error,
+      createdAt: new Date().toISOString(),
+    };
     try {
+      if (ends) batcher.push(end); // throws when an earlier append failed
       await batcher.flush();
     } catch (flushError) {
-      logger?.error(`agentkit-server: could not log the end of run ${runId}`, flushError);
+      // An append failed (the log was unreachable, e.g. a Redis that stopped answering): the run's end
+      // must still reach its followers once the log is back, or they wait for it forever.
+      try {
+        if (ends) await log.append(session, [end]);
+        else throw flushError;
+      } catch (appendError) {
+        logger?.error(`agentkit-server: could not log the end of run ${runId}`, appendError);
+      }
     }
     return { ...outcome, replyId, ended: ends };
   };

@@ -1,9 +1,15 @@
 import { z } from 'zod';
 
-/** Ids in URLs and bodies: URL-safe, 1–128 characters, so they never need escaping anywhere. */
+/**
+ * Ids in URLs and bodies: URL-safe, 1–128 characters, so they never need escaping anywhere; not `.` or `..`,
+ * which URLs resolve as path segments (a session of that id could never be reached).
+ */
 export const Id = z
   .string()
-  .regex(/^[A-Za-z0-9_.~-]{1,128}$/, 'must be 1 to 128 characters from A-Z a-z 0-9 _ . ~ -');
+  .regex(
+    /^(?!\.\.?$)[A-Za-z0-9_.~-]{1,128}$/,
+    "must be 1 to 128 characters from A-Z a-z 0-9 _ . ~ -, and not '.' or '..'",
+  );
 
 const TextPart = z.object({ type: z.literal('text'), text: z.string() });
 const DataPart = z.object({

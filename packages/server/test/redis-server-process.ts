@@ -1,6 +1,7 @@
 /**
  * A server process of the two-process test: an agent server on Redis (sessions and event log) with a
- * slowly streaming scripted model. argv: key prefix. Prints its URL as one line, then serves until killed.
+ * slowly streaming scripted model. argv: key prefix. Env: LEASE_TTL_MS, HEARTBEAT_MS (optional). Prints its
+ * URL as one line, then serves until killed.
  */
 import { Agent } from '@agentkit/core';
 import { ScriptedModel, textChunks } from '@agentkit/core/testing';
@@ -26,6 +27,8 @@ const app = createAgentServer({
   eventLog: new RedisEventLog({ url, keyPrefix: `${prefix}:e` }),
   authenticate: (c) => c.req.header('Authorization')?.replace(/^Bearer /, '') || null,
   logger: { warn() {}, error() {} },
+  ...(process.env.LEASE_TTL_MS ? { leaseTtlMs: Number(process.env.LEASE_TTL_MS) } : {}),
+  ...(process.env.HEARTBEAT_MS ? { limits: { heartbeatMs: Number(process.env.HEARTBEAT_MS) } } : {}),
 });
 const served = await serveAgentServer(app, { port: 0 });
 console.log(served.url);

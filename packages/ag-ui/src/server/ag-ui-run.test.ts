@@ -226,7 +226,12 @@ describe('POST /agents/:agentId/ag-ui with the AG-UI HttpAgent', () => {
       expect(events.map((e) => e.type)).toEqual([EventType.RUN_STARTED, EventType.RUN_ERROR]);
       expect(events[1]).toMatchObject({ code: 'INVALID_INPUT' });
     }
-    for (const body of [{ threadId: 'x' }, { ...base, threadId: '../x' }, { ...base, messages: 'nope' }]) {
+    for (const body of [
+      { threadId: 'x' },
+      { ...base, threadId: '../x' },
+      { ...base, threadId: '..' },
+      { ...base, messages: 'nope' },
+    ]) {
       const response = await post(body);
       expect(response.status, JSON.stringify(body)).toBe(400);
       expect(await response.json()).toMatchObject({ code: 'INVALID_INPUT' });

@@ -9,7 +9,8 @@ import { replyInputFromRunAgentInput } from '../reply-input-from-run-agent-input
 export interface AgUiRunOptions extends Pick<AgUiEventMapperOptions, 'reasoning'> {}
 
 const PATH = '/agents/:agentId/ag-ui';
-const ID = /^[A-Za-z0-9_.~-]{1,128}$/;
+/** Ids as the server's routes take them (`.` and `..` are path segments in URLs: never reachable there). */
+const ID = /^(?!\.\.?$)[A-Za-z0-9_.~-]{1,128}$/;
 
 /**
  * The body as the OpenAPI document shows it. Requests are validated with AG-UI's own `RunAgentInputSchema`,
@@ -73,7 +74,9 @@ export function agUiRun(options: AgUiRunOptions = {}): ServerExtension {
       const agent = server.session(c);
       const input = await server.body(c, RunAgentInputSchema);
       if (!ID.test(input.threadId))
-        throw new InvalidInputError('The threadId must be 1 to 128 characters from A-Z a-z 0-9 _ . ~ -.');
+        throw new InvalidInputError(
+          "The threadId must be 1 to 128 characters from A-Z a-z 0-9 _ . ~ -, not '.' or '..'.",
+        );
       const session = { ...agent, sessionId: input.threadId };
       if (server.runner.runningFor(session.userId) >= maxRunning) throw new TooManyRepliesError(maxRunning);
       const record = await store.getSession(session.userId, session.agentId, session.sessionId);

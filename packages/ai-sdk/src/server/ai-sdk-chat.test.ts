@@ -283,6 +283,7 @@ describe('POST /agents/:agentId/chat with the AI SDK chat client', () => {
     for (const body of [
       { id: 'x', messages: [] },
       { id: '../etc', messages: [user('hi')] },
+      { id: '..', messages: [user('hi')] },
       { id: 'x', messages: [{ id: 'u', role: 'user', parts: 'nope' }] },
       { id: 'x', messages: [user('hi')], trigger: 'regenerate-message' },
       { id: 'x', messages: [{ id: 'u', role: 'user', parts: [{ type: 'data-x', data: 1 }] }] },

@@ -17,7 +17,12 @@ export interface AiSdkChatOptions extends Pick<UIMessageMapperOptions, 'reasonin
 /** The body `DefaultChatTransport` posts: the chat id (= the session id) and the chat's messages. */
 export const ChatRequestBody = z
   .object({
-    id: z.string().regex(/^[A-Za-z0-9_.~-]{1,128}$/, 'must be 1 to 128 characters from A-Z a-z 0-9 _ . ~ -'),
+    id: z
+      .string()
+      .regex(
+        /^(?!\.\.?$)[A-Za-z0-9_.~-]{1,128}$/,
+        "must be 1 to 128 characters from A-Z a-z 0-9 _ . ~ -, and not '.' or '..'",
+      ),
     messages: z.array(z.record(z.string(), z.unknown())).min(1),
     trigger: z.enum(['submit-message', 'regenerate-message']).optional(),
     messageId: z.string().optional(),

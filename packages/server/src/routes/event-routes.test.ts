@@ -3,6 +3,7 @@ import { textChunks } from '@agentkit/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { as } from '@agentkit/test-fixtures';
 import { opsAgent, startServer } from '../../test/helpers';
+import { InMemoryEventLog } from '../in-memory-event-log';
 import { agentEvents, readSse } from '../testing';
 
 type Served = Awaited<ReturnType<typeof startServer>>;
@@ -87,5 +88,39 @@ describe('GET …/events', () => {
     expect(bad.status).toBe(400);
     expect((await as('bob', served.url)('/agents/ops/sessions/s1/events')).status).toBe(404);
     expect((await alice('/agents/ops/sessions/nope/events')).status).toBe(404);
+  });
+
+  it('ends at once for a Last-Event-ID past the end of an idle session (it never spins)', async () => {
+    // Counts the follower's reads: a follower spinning on an idle session reads without end (and with
+    // the in-memory log, never yields to the event loop: the whole process froze).
+    const log = new InMemoryEventLog();
+    const read = log.read.bind(log);
+    let reads = 0;
+    log.read = async (...args) => {
+      if (++reads > 100) throw new Error('the follower spins');
+      return read(...args);
+    };
+    served = await startServer({ eventLog: log });
+    const alice = as('alice', served.url);
+    await alice('/agents/ops/sessions', { method: 'POST', body: JSON.stringify({ sessionId: 'e1' }) });
+    const empty = await readSse(
+      await alice('/agents/ops/sessions/e1/events', { headers: { 'Last-Event-ID': '5-0' } }),
+    );
+    expect(empty.messages).toEqual([]);
+    expect(reads).toBeLessThan(5);
+
+    await readSse(
+      await alice('/agents/ops/sessions/e1/replies', {
+        method: 'POST',
+        headers: { Accept: 'text/event-stream' },
+        body: JSON.stringify({ input: 'Deploy.' }),
+      }),
+    );
+    reads = 0;
+    const future = await readSse(
+      await alice('/agents/ops/sessions/e1/events', { headers: { 'Last-Event-ID': '999999999999999-0' } }),
+    );
+    expect(future.messages).toEqual([]);
+    expect(reads).toBeLessThan(5);
   });
 });

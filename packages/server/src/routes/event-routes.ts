@@ -2,6 +2,7 @@ import { AgentkitError } from '@agentkit/core';
 import type { Hono } from 'hono';
 import type { ServerContext, ServerVariables } from '../agent-server-options';
 import type { LogEvent } from '../event-log';
+import { InProcessRunner } from '../in-process-runner';
 import { latestReplyStart } from '../latest-reply-start';
 import { parseLogId } from '../log-ids';
 import { EventsQuery } from '../schemas';
@@ -35,13 +36,18 @@ export function registerEventRoutes(app: Hono<{ Variables: ServerVariables }>, s
     let start: { after: string | null; prelude?: LogEvent[] };
     if (given !== undefined && given !== '') {
       parseLogId(given); // 400 for anything this server never sent
+      // 503 now when the log is unreachable, not a stream that ends as soon as it started.
+      await server.log.lastId(session);
       start = { after: given };
     } else start = await latestReplyStart(server.log, session, record.state);
+    const idle = async () => (await store.getLease(userId, agentId, sessionId)) === null;
     return server.follow(c, {
       session,
       after: start.after,
       isLast: () => false,
-      idle: async () => (await store.getLease(userId, agentId, sessionId)) === null,
+      idle,
+      // A run of a process that stopped (killed) is continued by nobody here: do not wait for its end.
+      ...(server.runner instanceof InProcessRunner ? { orphaned: idle } : {}),
       ...(start.prelude ? { prelude: start.prelude } : {}),
     });
   });

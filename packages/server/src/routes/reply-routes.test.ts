@@ -139,6 +139,34 @@ describe('POST …/replies', () => {
     );
   });
 
+  it('answers 400 to a confirmation naming another tool than the paused call; the session stays paused', async () => {
+    const runs: string[] = [];
+    served = await startServer({ agents: { ops: opsAgent(runs, { confirm: true }) } });
+    const alice = as('alice', served.url);
+    await readSse(
+      await alice('/agents/ops/sessions/s1/replies', {
+        method: 'POST',
+        headers: { Accept: 'text/event-stream' },
+        body: JSON.stringify({ input: 'Deploy.' }),
+      }),
+    );
+    const call = ((await (await alice('/agents/ops/sessions/s1')).json()) as { awaiting: ToolCallBlock[] })
+      .awaiting[0]!;
+    const hostile = await alice('/agents/ops/sessions/s1/replies', {
+      method: 'POST',
+      body: JSON.stringify({
+        input: {
+          type: 'USER_CONFIRM_RESULT',
+          confirmResults: [{ confirmed: true, toolCall: { ...call, name: 'no_such_tool' } }],
+        },
+      }),
+    });
+    expect(hostile.status).toBe(400);
+    expect(await hostile.json()).toMatchObject({ code: 'INVALID_INPUT' });
+    expect(await (await alice('/agents/ops/sessions/s1')).json()).toMatchObject({ status: 'paused' });
+    expect(runs).toEqual([]);
+  });
+
   it('interrupts a running reply within 100 ms of the request', async () => {
     served = await startServer({ agents: { ops: opsAgent([], { delayMs: 5_000 }) } });
     const alice = as('alice', served.url);
@@ -218,6 +246,28 @@ describe('POST …/replies', () => {
     });
     expect(limited.status).toBe(429);
     expect(limited.headers.get('retry-after')).toBe('1');
+  });
+
+  it('answers 400 to a structuredSchema the agent cannot honour, and the session stays usable', async () => {
+    served = await startServer();
+    const alice = as('alice', served.url);
+    const r = await alice('/agents/ops/sessions/s1/replies', {
+      method: 'POST',
+      body: JSON.stringify({ input: 'Deploy.', structuredSchema: { type: 'object' } }),
+    });
+    expect(r.status).toBe(400);
+    expect(await r.json()).toMatchObject({
+      code: 'INVALID_INPUT',
+      detail: expect.stringMatching(/structuredSchema/),
+    });
+    const { messages } = await readSse(
+      await alice('/agents/ops/sessions/s1/replies', {
+        method: 'POST',
+        headers: { Accept: 'text/event-stream' },
+        body: JSON.stringify({ input: 'Deploy.' }),
+      }),
+    );
+    expect(messages.at(-1)!.event).toMatchObject({ type: 'RUN_END', status: 'ended' });
   });
 
   it('continues a reply whose process stopped when asked with input null', async () => {

@@ -1,4 +1,11 @@
-import { AgentkitError, type AgentInput, awaitingToolCalls, userInterrupt } from '@agentkit/core';
+import {
+  AgentkitError,
+  type AgentInput,
+  awaitingToolCalls,
+  ConfigError,
+  InvalidInputError,
+  userInterrupt,
+} from '@agentkit/core';
 import type { Hono } from 'hono';
 import type { ServerContext, ServerVariables } from '../agent-server-options';
 import { followRun } from '../follow-run';
@@ -42,14 +49,23 @@ export function registerReplyRoutes(app: Hono<{ Variables: ServerVariables }>, s
         : Array.isArray(body.input)
           ? toMessages(body.input)
           : (body.input as AgentInput);
-    const run = await server.runner.start({
-      session,
-      input,
-      ...(body.replyId ? { replyId: body.replyId } : {}),
-      ...(body.structuredSchema
-        ? { replyOptions: { structuredSchema: body.structuredSchema as never } }
-        : {}),
-    });
+    const run = await server.runner
+      .start({
+        session,
+        input,
+        ...(body.replyId ? { replyId: body.replyId } : {}),
+        ...(body.structuredSchema
+          ? { replyOptions: { structuredSchema: body.structuredSchema as never } }
+          : {}),
+      })
+      .catch((error: unknown) => {
+        // The client asked for what this agent cannot do: its mistake (400), not the server's (500).
+        if (ConfigError.isInstance(error) && error.field === 'structuredSchema')
+          throw new InvalidInputError(
+            "This agent does not take 'structuredSchema' (it has no structured-output plugin).",
+          );
+        throw error;
+      });
     if (wantsEvents(c.req.header('Accept'))) return followRun(c, server, session, run);
     const events = `${c.req.path.replace(/\/replies$/, '/events')}${run.after ? `?after=${run.after}` : ''}`;
     return c.json({ runId: run.runId, events }, 202);

@@ -126,4 +126,23 @@ describe('session routes', () => {
     expect(busy.status).toBe(409);
     expect(await busy.json()).toMatchObject({ code: 'SESSION_BUSY' });
   });
+
+  it("refuses '.' and '..' as session ids: URLs resolve them as path segments, so the session could never be reached", async () => {
+    served = await startServer();
+    const alice = as('alice', served.url);
+    for (const sessionId of ['.', '..']) {
+      const r = await alice('/agents/ops/sessions', { method: 'POST', body: JSON.stringify({ sessionId }) });
+      expect(r.status, sessionId).toBe(400);
+      expect(await r.json()).toMatchObject({ code: 'INVALID_INPUT' });
+    }
+    const page = (await (await alice('/agents/ops/sessions')).json()) as { sessions: unknown[] };
+    expect(page.sessions).toEqual([]);
+    // Still fine inside an id.
+    const dots = await alice('/agents/ops/sessions', {
+      method: 'POST',
+      body: JSON.stringify({ sessionId: '..a' }),
+    });
+    expect(dots.status).toBe(201);
+    expect((await alice('/agents/ops/sessions/..a')).status).toBe(200);
+  });
 });
