@@ -6,7 +6,7 @@ import type { AgentEvent } from './events';
 import { newId } from './ids';
 import type { ModelChunk } from './model';
 import type { Msg } from './msg';
-import { emptyUsage, type Usage } from './usage';
+import { emptyUsage, normalizeUsage, type Usage } from './usage';
 
 /**
  * Turns one model call's chunks into block events, applying each to the reply message. Synchronous, so
@@ -57,6 +57,9 @@ export class ModelStream {
    */
   handle(chunk: ModelChunk): void {
     const replyId = this.msg.id;
+    // An adapter passes a provider's JSON on: a field of the wrong type would corrupt the saved state.
+    if (malformed(chunk))
+      throw new ModelError('upstream', 'The model sent a malformed response chunk.', { retryable: false });
     const size =
       chunk.type === 'usage' ? 0 : chunk.type === 'data' ? chunk.data?.length : chunk.delta?.length;
     if ((this.chars += size ?? 0) > this.limits.maxResponseChars) throw new ResponseCutOff();
@@ -109,8 +112,9 @@ export class ModelStream {
           this.closeThinking();
           // Call ids must be unique within the reply; a model that reuses one gets a suffixed id
           // (letters, digits, `_` and `-` only, which every provider accepts).
-          let id = chunk.id;
-          for (let n = 2; this.callIds.has(id); n++) id = `${chunk.id}_${n}`;
+          const given = chunk.id || `call_${newId()}`;
+          let id = given;
+          for (let n = 2; this.callIds.has(id); n++) id = `${given}_${n}`;
           this.callIds.add(id);
           this.record({ type: 'TOOL_CALL_START', replyId, toolCallId: id, toolCallName: chunk.name ?? '' });
           call = this.msg.content[this.msg.content.length - 1] as ToolCallBlock;
@@ -155,7 +159,7 @@ export class ModelStream {
         return;
       }
       case 'usage':
-        this.usage = chunk.usage;
+        this.usage = normalizeUsage(chunk.usage);
         return;
     }
   }
@@ -211,6 +215,17 @@ export class ModelStream {
     });
     this.thinking = undefined;
   }
+}
+
+const isStr = (v: unknown) => typeof v === 'string';
+
+/** Whether a chunk has a field of the wrong type (a delta, an id or name, a media type that is no string). */
+function malformed(c: ModelChunk): boolean {
+  if (typeof c !== 'object' || c === null) return true;
+  const { delta, name } = c as { delta?: unknown; name?: unknown };
+  if (delta !== undefined && !isStr(delta)) return true;
+  if (c.type === 'tool_call') return !isStr(c.id) || (name != null && !isStr(name));
+  return c.type === 'data' && !isStr(c.mediaType);
 }
 
 /** Thrown by {@link ModelStream.handle} when a response grows past `maxResponseChars`: the model turn cuts it off. */

@@ -16,7 +16,7 @@ import type { EventSink } from './reply-stream';
 import type { AgentState } from './state';
 import type { AnyTool } from './tool';
 import { toolSchemas } from './tool-input';
-import { emptyUsage } from './usage';
+import { emptyUsage, normalizeUsage } from './usage';
 
 /**
  * What a running reply holds and what acts on it besides the loop: its message and tools, the events it
@@ -202,7 +202,7 @@ export class ReplyScope implements ActiveReply {
     let finishedReason: 'completed' | 'interrupted' | 'error' = 'interrupted';
     try {
       for (let r = first; !r.done; r = await iterator.next()) {
-        if (r.value.type === 'usage') usage = r.value.usage;
+        if (r.value?.type === 'usage') usage = normalizeUsage(r.value.usage);
         yield r.value;
       }
       finishedReason = 'completed';
