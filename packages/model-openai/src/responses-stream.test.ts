@@ -202,6 +202,34 @@ describe('Responses API streaming', () => {
     ]);
   });
 
+  it("response.failed with a huge or non-text message: the ModelError's message stays short and typed", async () => {
+    for (const error of [
+      { code: 'server_error', message: `sk-test-${'y'.repeat(200_000)}` },
+      { code: { nested: true }, message: { text: 'not a string' } },
+    ]) {
+      server = await startOpenAIServer([
+        {
+          stream: responsesSse([
+            { type: 'response.failed', response: { ...events[0]!.response, error } } as { type: string },
+          ]),
+        },
+      ]);
+      const model = createOpenAIModel({
+        model: 'gpt-4.1',
+        api: 'responses',
+        apiKey: 'sk-test',
+        baseURL: server.baseURL,
+      });
+      const { error: thrown } = await collectError(model, modelRequest());
+      expect(thrown).toBeInstanceOf(ModelError);
+      expect((thrown as ModelError).errorType).toBe('upstream');
+      expect((thrown as ModelError).message.length).toBeLessThan(600);
+      expect((thrown as ModelError).message).toMatch(/^The model provider failed\./);
+      await server.close();
+      server = undefined;
+    }
+  });
+
   it('response.failed → a classified ModelError after the partial text', async () => {
     const failing = [
       ...events.slice(0, 2),

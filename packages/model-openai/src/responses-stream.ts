@@ -3,7 +3,7 @@ import { genericMessage, redactSecrets } from '@agentkit/core/model';
 import type { ResponseStreamEvent } from 'openai/resources/responses/responses';
 import { throwIfWithheld } from './chat-stream';
 import { openaiData } from './provider-data';
-import { typeFromErrorCode } from './to-model-error';
+import { cut, typeFromErrorCode } from './to-model-error';
 import { responsesUsage } from './usage';
 
 /**
@@ -163,7 +163,12 @@ function streamError(
   const detail =
     errorType === 'authentication'
       ? ''
-      : [code ? `[${code}]` : '', message ? redactSecrets(message, [apiKey]) : ''].filter(Boolean).join(' ');
+      : [
+          typeof code === 'string' && code ? `[${cut(code)}]` : '',
+          typeof message === 'string' && message ? cut(redactSecrets(message, [apiKey])) : '',
+        ]
+          .filter(Boolean)
+          .join(' ');
   return new ModelError(
     errorType,
     detail ? `${genericMessage(errorType)} ${detail}` : genericMessage(errorType),
