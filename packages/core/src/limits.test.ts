@@ -6,9 +6,11 @@ import { DEFAULT_AGENT_LIMITS } from './agent-limits';
 import type { ToolCallBlock, ToolResultBlock } from './blocks';
 import { defineTool } from './define-tool';
 import { ConfigError } from './errors/config-error';
+import { ModelError } from './errors/model-error';
 import type { AgentEvent } from './events';
-import type { ModelChunk } from './model';
+import type { ChatModel, ModelChunk } from './model';
 import { getText, type Msg } from './msg';
+import { definePlugin } from './plugin';
 import { toProviderTurns } from './provider-turns';
 import { replayEvents } from './replay-events';
 import { ScriptedModel, textChunks, toolCallChunk } from './testing/scripted-model';
@@ -167,6 +169,58 @@ describe('limits against a hostile model', () => {
       expect(JSON.stringify(msg).length).toBeLessThan(15_000);
       expect(replayEvents(events)).toEqual(msg);
     }
+  });
+
+  it("a plugin's model call (a summary) past maxResponseChars is cut off too: the plugin gets a ModelError, the provider's stream is closed", async () => {
+    let closed = false;
+    // Floods the plugin's call (system prompt 'summarise'); answers the reply's own call.
+    const model: ChatModel = {
+      name: 'flooding',
+      contextSize: 1000,
+      async *stream(request) {
+        if (request.systemPrompt !== 'summarise') return yield* textChunks('answer');
+        try {
+          for (let i = 0; i < 100; i++)
+            yield { type: 'tool_call', id: 's1', name: 'Summary', delta: 'w'.repeat(1000) };
+        } finally {
+          closed = true;
+        }
+      },
+    };
+    let failure: unknown;
+    let seen = 0;
+    const summariser = definePlugin({
+      name: 'summariser',
+      hooks: {
+        beforeInference: async ({ ctx }) => {
+          if (ctx.getReplyData()) return;
+          ctx.setReplyData(true);
+          const request = { systemPrompt: 'summarise', messages: [], tools: [], toolChoice: 'auto' as const };
+          try {
+            for await (const chunk of ctx.streamModel(request)) seen += chunk.type === 'tool_call' ? 1 : 0;
+          } catch (error) {
+            failure = error;
+          }
+        },
+      },
+    });
+    const agent = new Agent({
+      name: 'a',
+      model,
+      plugins: [summariser],
+      limits: { maxResponseChars: 10_000 },
+    });
+    const { events, msg } = await collect(agent, 'go');
+    expect(msg.finishedReason).toBe('completed');
+    expect(failure).toBeInstanceOf(ModelError);
+    expect((failure as ModelError).errorType).toBe('upstream');
+    expect((failure as ModelError).message).toMatch(/exceeded 10000 characters/);
+    expect(seen).toBe(10);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(closed).toBe(true);
+    const ends = events.filter((e) => e.type === 'MODEL_CALL_END');
+    expect(ends[0]).toMatchObject({ plugin: 'summariser', finishedReason: 'error' });
+    expect(replayEvents(events)).toEqual(msg);
   });
 
   it('must be integers ≥ 1', () => {

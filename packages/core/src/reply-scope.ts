@@ -1,6 +1,7 @@
 import type { ActiveReply, AgentCore } from './agent-core';
 import type { ContentBlock, HintBlock, ToolCallBlock } from './blocks';
 import type { Checkpointer } from './checkpointer';
+import { ModelError } from './errors/model-error';
 import type { AgentEvent } from './events';
 import { newId } from './ids';
 import type { JSONObject, JSONValue } from './json';
@@ -200,9 +201,21 @@ export class ReplyScope implements ActiveReply {
     this.publish({ type: 'MODEL_CALL_START', replyId, modelName: model.name, ...source, createdAt: now() });
     let usage = emptyUsage();
     let finishedReason: 'completed' | 'interrupted' | 'error' = 'interrupted';
+    const max = this.core.limits.maxResponseChars;
+    let chars = 0;
     try {
       for (let r = first; !r.done; r = await iterator.next()) {
-        if (r.value?.type === 'usage') usage = normalizeUsage(r.value.usage);
+        const chunk = r.value as { type?: string; usage?: never; delta?: unknown; data?: unknown } | null;
+        if (chunk?.type === 'usage') usage = normalizeUsage(chunk.usage);
+        // The limit holds for a plugin's calls too: a summary is a response of the model like any other.
+        else if ((chars += String(chunk?.delta ?? chunk?.data ?? '').length) > max)
+          throw new ModelError(
+            'upstream',
+            `The model's response exceeded ${max} characters (limits.maxResponseChars).`,
+            {
+              retryable: false,
+            },
+          );
         yield r.value;
       }
       finishedReason = 'completed';
@@ -210,6 +223,8 @@ export class ReplyScope implements ActiveReply {
       if (!request.signal.aborted) finishedReason = 'error';
       throw error;
     } finally {
+      // Stopped early (the limit, the caller): close the provider's stream too.
+      if (finishedReason !== 'completed') void iterator.return?.()?.catch(() => {});
       // Also when the caller stops reading early (`interrupted`): the usage so far was spent.
       if (!this.closed)
         this.record({ type: 'MODEL_CALL_END', replyId, usage, finishedReason, ...source, createdAt: now() });
