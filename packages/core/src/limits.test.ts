@@ -145,6 +145,33 @@ describe('limits against a hostile model', () => {
     expect(replayEvents(events)).toEqual(msg);
   });
 
+  it('a runaway response of 100k calls with empty arguments is cut off past 100 × maxToolCallsPerResponse calls', async () => {
+    // Empty arguments cost no characters; each call past the limit still needs its error result, and the
+    // result of each was found by a scan of the message: 100k calls took five minutes.
+    const { tool, stats } = gauge();
+    const flood: ModelChunk[] = Array.from({ length: 100_000 }, (_, i) => ({
+      type: 'tool_call',
+      id: `c${i}`,
+      name: 'probe',
+      delta: '',
+    }));
+    const model = new ScriptedModel([flood, textChunks('fewer calls')]);
+    const agent = new Agent({ name: 'a', model, tools: [tool], limits: { maxToolCallsPerResponse: 5 } });
+    const started = performance.now();
+    const { events, msg } = await collect(agent, 'go');
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(msg.finishedReason).toBe('completed');
+    expect(stats.ran).toBe(0);
+    expect(callsOf(msg)).toHaveLength(500);
+    expect(resultsOf(msg).every((r) => r.state === 'error')).toBe(true);
+    const hint = msg.content.find((b) => b.type === 'hint');
+    expect(hint).toMatchObject({
+      hint: expect.stringMatching(/exceeded the limit of 500 tool calls per response/),
+    });
+    expect(getText(msg)).toBe('fewer calls');
+    expect(replayEvents(events)).toEqual(msg);
+  });
+
   it('data and tool arguments count towards maxResponseChars too', async () => {
     const data: ModelChunk[] = Array.from({ length: 40 }, () => ({
       type: 'data',

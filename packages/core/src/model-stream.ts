@@ -37,7 +37,10 @@ export class ModelStream {
     private readonly publish: ((event: AgentEvent) => void) | undefined,
     /** The tool-call ids the reply already uses; new calls are added. A set, so a long reply stays O(1). */
     private readonly callIds: Set<string>,
-    private readonly limits: Pick<AgentLimits, 'maxResponseChars' | 'maxToolInputChars'>,
+    private readonly limits: Pick<
+      AgentLimits,
+      'maxResponseChars' | 'maxToolInputChars' | 'maxToolCallsPerResponse'
+    >,
     /**
      * The id of the message's first block, when this call makes it: the message's own id (unique, and no
      * second string to keep for a one-block answer). `undefined` when the message has blocks already.
@@ -53,7 +56,8 @@ export class ModelStream {
 
   /**
    * Applies one chunk. Throws {@link ResponseCutOff} (applying nothing) when the chunk would take the
-   * response past `maxResponseChars`, and a `ModelError` for data that is not base64.
+   * response past `maxResponseChars` or past 100 × `maxToolCallsPerResponse` calls, and a `ModelError` for
+   * data that is not base64 or a chunk with a field of the wrong type.
    */
   handle(chunk: ModelChunk): void {
     const replyId = this.msg.id;
@@ -106,6 +110,10 @@ export class ModelStream {
       case 'tool_call': {
         let call = this.calls.get(chunk.id);
         if (!call) {
+          // A runaway response (calls cost no characters when their arguments are empty): every call past
+          // the per-response limit needs an error result, so past 100 times that limit it is cut off.
+          const most = 100 * this.limits.maxToolCallsPerResponse;
+          if (this.callBlocks.length >= most) throw new ResponseCutOff(`${most} tool calls`);
           this.sawToolCall = true;
           this.produced = true;
           this.closeText();
@@ -229,4 +237,9 @@ function malformed(c: ModelChunk): boolean {
 }
 
 /** Thrown by {@link ModelStream.handle} when a response grows past `maxResponseChars`: the model turn cuts it off. */
-export class ResponseCutOff extends Error {}
+export class ResponseCutOff extends Error {
+  /** What the response exceeded, when not `maxResponseChars` (for the model's hint). */
+  constructor(readonly exceeded?: string) {
+    super();
+  }
+}

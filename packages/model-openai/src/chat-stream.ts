@@ -15,6 +15,7 @@ type ReasoningDelta = { reasoning_content?: unknown | undefined; reasoning?: unk
  */
 export async function* chatChunks(stream: AsyncIterable<ChatCompletionChunk>): AsyncGenerator<ModelChunk> {
   const idsByIndex = new Map<number, string>();
+  const usedIds = new Set<string>();
   let usage: Usage | undefined;
   let finished = false;
   let finishReason: string | undefined;
@@ -63,8 +64,8 @@ export async function* chatChunks(stream: AsyncIterable<ChatCompletionChunk>): A
       if (id === undefined || (callId && callId !== id && name)) {
         id = callId || `call_${newId()}`;
         // Chunks are keyed by id: a server that gives two calls one id would merge their arguments.
-        const used = new Set(idsByIndex.values());
-        for (let n = 2; used.has(id); n++) id = `${callId}_${n}`;
+        for (let n = 2; usedIds.has(id); n++) id = `${callId}_${n}`;
+        usedIds.add(id);
         idsByIndex.set(index, id);
         yield { type: 'tool_call', id, ...(name ? { name } : {}), delta: args };
       } else if (args) {
