@@ -145,6 +145,32 @@ describe('limits against a hostile model', () => {
     expect(replayEvents(events)).toEqual(msg);
   });
 
+  it('agent.streamModel (a manual compression between replies) holds maxResponseChars as well', async () => {
+    let closed = false;
+    const model: ChatModel = {
+      name: 'flooding',
+      contextSize: 1000,
+      async *stream() {
+        try {
+          for (let i = 0; i < 100; i++) yield { type: 'text', delta: 'w'.repeat(1000) };
+        } finally {
+          closed = true;
+        }
+      },
+    };
+    const agent = new Agent({ name: 'a', model, limits: { maxResponseChars: 10_000 } });
+    let text = '';
+    const request = { systemPrompt: 's', messages: [], tools: [], toolChoice: 'auto' as const };
+    const failure = await (async () => {
+      for await (const chunk of agent.streamModel(request)) if (chunk.type === 'text') text += chunk.delta;
+    })().catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(ModelError);
+    expect((failure as ModelError).message).toMatch(/exceeded 10000 characters/);
+    expect(text.length).toBe(10_000);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(closed).toBe(true);
+  });
+
   it('a runaway response of 100k calls with empty arguments is cut off past 100 × maxToolCallsPerResponse calls', async () => {
     // Empty arguments cost no characters; each call past the limit still needs its error result, and the
     // result of each was found by a scan of the message: 100k calls took five minutes.

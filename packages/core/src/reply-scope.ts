@@ -1,7 +1,6 @@
 import type { ActiveReply, AgentCore } from './agent-core';
 import type { ContentBlock, HintBlock, ToolCallBlock } from './blocks';
 import type { Checkpointer } from './checkpointer';
-import { ModelError } from './errors/model-error';
 import type { AgentEvent } from './events';
 import { newId } from './ids';
 import type { JSONObject, JSONValue } from './json';
@@ -9,7 +8,7 @@ import type { ModelChunk, ModelRequest, ToolSchema } from './model';
 import { countRequestTokens } from './model-turn';
 import { createMsg, type Msg } from './msg';
 import { now } from './now';
-import { openModelStream, streamModel } from './open-model-stream';
+import { limitedChunks, openModelStream, streamModel } from './open-model-stream';
 import type { Plugin, PluginContext } from './plugin';
 import { ReplyPluginContext } from './plugin-context';
 import { applyEvent } from './replay-events';
@@ -201,30 +200,17 @@ export class ReplyScope implements ActiveReply {
     this.publish({ type: 'MODEL_CALL_START', replyId, modelName: model.name, ...source, createdAt: now() });
     let usage = emptyUsage();
     let finishedReason: 'completed' | 'interrupted' | 'error' = 'interrupted';
-    const max = this.core.limits.maxResponseChars;
-    let chars = 0;
     try {
-      for (let r = first; !r.done; r = await iterator.next()) {
-        const chunk = r.value as { type?: string; usage?: never; delta?: unknown; data?: unknown } | null;
+      // The limit holds for a plugin's calls too: a summary is a response of the model like any other.
+      for await (const chunk of limitedChunks(iterator, first, this.core.limits.maxResponseChars)) {
         if (chunk?.type === 'usage') usage = normalizeUsage(chunk.usage);
-        // The limit holds for a plugin's calls too: a summary is a response of the model like any other.
-        else if ((chars += String(chunk?.delta ?? chunk?.data ?? '').length) > max)
-          throw new ModelError(
-            'upstream',
-            `The model's response exceeded ${max} characters (limits.maxResponseChars).`,
-            {
-              retryable: false,
-            },
-          );
-        yield r.value;
+        yield chunk;
       }
       finishedReason = 'completed';
     } catch (error) {
       if (!request.signal.aborted) finishedReason = 'error';
       throw error;
     } finally {
-      // Stopped early (the limit, the caller): close the provider's stream too.
-      if (finishedReason !== 'completed') void iterator.return?.()?.catch(() => {});
       // Also when the caller stops reading early (`interrupted`): the usage so far was spent.
       if (!this.closed)
         this.record({ type: 'MODEL_CALL_END', replyId, usage, finishedReason, ...source, createdAt: now() });
