@@ -171,6 +171,24 @@ describe('limits against a hostile model', () => {
     expect(closed).toBe(true);
   });
 
+  it('empty blocks carrying provider data count towards maxResponseChars (they grew the message without bound)', async () => {
+    const flood: ModelChunk[] = Array.from({ length: 100_000 }, () => ({
+      type: 'thinking',
+      delta: '',
+      newBlock: true,
+      providerData: { signature: 's'.repeat(100) },
+    }));
+    const model = new ScriptedModel([flood, textChunks('short answer')]);
+    const agent = new Agent({ name: 'a', model, limits: { maxResponseChars: 100_000 } });
+    const { events, msg } = await collect(agent, 'go');
+    expect(msg.finishedReason).toBe('completed');
+    // 100k empty thinking blocks used to be kept (18 MB); at ~190 characters each, 100k characters hold ~530.
+    expect(msg.content.filter((b) => b.type === 'thinking').length).toBeLessThan(600);
+    expect(msg.content.some((b) => b.type === 'hint')).toBe(true);
+    expect(getText(msg)).toBe('short answer');
+    expect(replayEvents(events)).toEqual(msg);
+  });
+
   it('a runaway response of 100k calls with empty arguments is cut off past 100 × maxToolCallsPerResponse calls', async () => {
     // Empty arguments cost no characters; each call past the limit still needs its error result, and the
     // result of each was found by a scan of the message: 100k calls took five minutes.

@@ -64,9 +64,14 @@ export class ModelStream {
     // An adapter passes a provider's JSON on: a field of the wrong type would corrupt the saved state.
     if (malformed(chunk))
       throw new ModelError('upstream', 'The model sent a malformed response chunk.', { retryable: false });
+    if (chunk.type === 'usage') return void (this.usage = normalizeUsage(chunk.usage));
+    // Provider data (signatures, reasoning items) and new blocks count too: a stream of empty blocks
+    // carrying data would otherwise grow the message without bound.
     const size =
-      chunk.type === 'usage' ? 0 : chunk.type === 'data' ? chunk.data?.length : chunk.delta?.length;
-    if ((this.chars += size ?? 0) > this.limits.maxResponseChars) throw new ResponseCutOff();
+      ((chunk.type === 'data' ? chunk.data?.length : chunk.delta?.length) ?? 0) +
+      (chunk.providerData ? jsonSize(chunk.providerData) : 0) +
+      ('newBlock' in chunk && chunk.newBlock ? 64 : 0);
+    if ((this.chars += size) > this.limits.maxResponseChars) throw new ResponseCutOff();
     switch (chunk.type) {
       case 'text': {
         let text = this.text;
@@ -166,9 +171,6 @@ export class ModelStream {
         });
         return;
       }
-      case 'usage':
-        this.usage = normalizeUsage(chunk.usage);
-        return;
     }
   }
 
@@ -226,6 +228,15 @@ export class ModelStream {
 }
 
 const isStr = (v: unknown) => typeof v === 'string';
+
+/** The length of a value as JSON; infinite for one that is not JSON (it could never be saved). */
+function jsonSize(value: unknown): number {
+  try {
+    return JSON.stringify(value).length;
+  } catch {
+    return Number.POSITIVE_INFINITY;
+  }
+}
 
 /** Whether a chunk has a field of the wrong type (a delta, an id or name, a media type that is no string). */
 function malformed(c: ModelChunk): boolean {
