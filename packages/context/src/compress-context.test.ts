@@ -11,6 +11,7 @@ import {
   getBlocks,
   getText,
   type HintBlock,
+  parseAgentState,
   type Msg,
   TokenCounter,
   textBlock,
@@ -194,6 +195,39 @@ describe('manual compression (reference compress_context_test)', () => {
     });
     await context.compress(agent);
     expect(agent.state.summary).toBe('previous');
+  });
+
+  it('treats a summary that alone reaches the threshold as a failure (it could never be compressed below it)', async () => {
+    const { agent, context } = setup({
+      script: [[toolCallChunk(SUMMARY_TOOL_NAME, { ...FIELDS, task_overview: chars('z', 500) })]],
+    });
+    const outcome = await context.compress(agent);
+    expect(outcome.fallback).toBe(true);
+    expect(agent.state.summary).toBe(TRUNCATION_SUMMARY);
+  });
+
+  it('records usage counters that are not counts (NaN, negative, strings) as 0: the state loads again', async () => {
+    const { agent, context } = setup({
+      script: [
+        [
+          toolCallChunk(SUMMARY_TOOL_NAME, FIELDS),
+          {
+            type: 'usage',
+            usage: { inputTokens: Number.NaN, outputTokens: -3, cacheInputTokens: '7' } as never,
+          },
+        ],
+      ],
+    });
+    await context.compress(agent);
+    expect(agent.state.summary).toBe(SUMMARY);
+    expect(agent.state.context.at(-1)!.usage).toEqual({
+      inputTokens: 0,
+      outputTokens: 0,
+      cacheInputTokens: 0,
+      cacheCreationInputTokens: 0,
+      reasoningTokens: 0,
+    });
+    expect(() => parseAgentState(JSON.stringify(agent.state))).not.toThrow();
   });
 
   it('raises and leaves the state untouched when the fallback is off', async () => {

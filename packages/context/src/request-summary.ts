@@ -1,5 +1,6 @@
 import type { HintBlock, JSONSchema, ModelChunk, ModelRequest, Msg, ToolSchema, Usage } from '@agentkit/core';
 import { createMsg } from '@agentkit/core';
+import { normalizeUsage } from '@agentkit/core/model';
 import { SUMMARY_TOOL_NAME } from './defaults';
 
 /** What {@link requestSummary} sends. */
@@ -74,7 +75,8 @@ export async function requestSummary(req: SummaryRequest): Promise<SummaryRespon
       call.args += chunk.delta;
       calls.set(chunk.id, call);
     } else if (chunk.type === 'text') text += chunk.delta;
-    else if (chunk.type === 'usage') usage = { ...chunk.usage };
+    // A provider's counters as they came (a manual compression reads the model directly): counts only.
+    else if (chunk.type === 'usage') usage = normalizeUsage(chunk.usage);
   }
   const all = [...calls.values()];
   const call = all.find((c) => c.name === SUMMARY_TOOL_NAME) ?? all[0];

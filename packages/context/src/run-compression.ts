@@ -313,6 +313,14 @@ export async function runCompression(
     }
     usage = response.usage;
     summary = renderSummary(config.summaryTemplate, response.fields);
+    // A summary that alone reaches the threshold would be compressed again at once, and fed to every later
+    // summary call (which the previous summary is part of): the session could never get below it again.
+    const lead = summaryMessage(summary);
+    const summaryTokens = lead ? countTokens({ systemPrompt: '', messages: [lead], tools: [] }) : 0;
+    if (summaryTokens >= threshold)
+      throw new Error(
+        `The model's summary is too long (${summaryTokens} tokens; the compression threshold is ${Math.floor(threshold)}).`,
+      );
   } catch (error) {
     if (signal.aborted) throw error;
     const fallback = options.fallbackToTruncation ?? config.compressionFallbackToTruncation;

@@ -16,7 +16,8 @@ export interface AgentLimits {
    */
   maxToolInputChars: number;
   /**
-   * Characters one model response may stream (text, thinking, tool arguments, base64 data). Past it the
+   * Characters one model response may stream (text, thinking, tool arguments, base64 data, provider data as
+   * JSON, 64 for each new block). Past it the
    * response is cut off: its tool calls get `error` results and do not run, and a hint tells the model.
    * Default 32,000,000.
    */

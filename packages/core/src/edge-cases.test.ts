@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { Agent } from './agent';
 import type { ToolCallBlock, ToolResultBlock } from './blocks';
+import { ModelError } from './errors/model-error';
 import { type AgentEvent, externalExecutionResult, userConfirmResult } from './events';
 import type { Msg } from './msg';
 import { definePlugin, type PluginToolContext } from './plugin';
@@ -9,6 +10,8 @@ import { toProviderTurns } from './provider-turns';
 import { replayEvents } from './replay-events';
 import { ScriptedModel, textChunks, toolCallChunk } from './testing/scripted-model';
 import { defineTool } from './define-tool';
+
+const quiet = { warn() {}, error() {} };
 
 const objectSchema = { type: 'object', properties: { cmd: { type: 'string' } }, required: ['cmd'] };
 
@@ -286,6 +289,37 @@ describe('error info', () => {
     expect(msg.finishedReason).toBe('error');
     // Reference §3.5 and classifyError's own TSDoc: generic message per type, provider texts not copied.
     expect(msg.error?.message).not.toContain('SECRET');
+  });
+
+  it("redacts secrets from (and bounds) the texts it does copy: a hook's failure, a model error of a third-party adapter", async () => {
+    const key = 'sk-proj-abcdefghijklmnopqrstuvwxyz0123456789';
+    const leaky = definePlugin({
+      name: 'leaky',
+      hooks: {
+        beforeInference: () => {
+          throw new Error(
+            `GET https://api.example.com/v1?api_key=hunter2hunter2 failed with ${key} ${'x'.repeat(100_000)}`,
+          );
+        },
+      },
+    });
+    const hookMsg = await new Agent({
+      name: 'a',
+      model: new ScriptedModel([]),
+      plugins: [leaky],
+      logger: quiet,
+    }).reply('go');
+    expect(hookMsg.error?.type).toBe('internal');
+    expect(hookMsg.error?.message).toMatch(/^Plugin 'leaky' failed in hook 'beforeInference': GET /);
+    expect(hookMsg.error?.message).not.toContain(key);
+    expect(hookMsg.error?.message).not.toContain('hunter2');
+    expect(hookMsg.error!.message.length).toBeLessThan(2100);
+
+    const model = new ScriptedModel([
+      { error: new ModelError('invalid_request', `Bad request with key ${key}`) },
+    ]);
+    const modelMsg = await new Agent({ name: 'a', model, logger: quiet }).reply('go');
+    expect(modelMsg.error).toEqual({ type: 'invalid_request', message: 'Bad request with key [redacted]' });
   });
 });
 

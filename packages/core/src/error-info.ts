@@ -1,6 +1,7 @@
 import { AgentkitError } from './errors/agentkit-error';
 import type { ErrorType } from './errors/error-type';
 import type { ModelError } from './errors/model-error';
+import { redactSecrets } from './redact-secrets';
 
 /** Why a reply ended with `finishedReason: 'error'`. JSON-serialisable. */
 export interface ErrorInfo {
@@ -37,15 +38,22 @@ function statusOf(error: object): number | undefined {
  * Classifies any thrown value into an {@link ErrorInfo}. Walks `cause` chains and `AggregateError`
  * members; uses {@link ModelError} types, HTTP statuses and network error names/codes. Provider error
  * texts are not copied (they may echo secrets); agentkit's own errors keep their message, which names
- * the plugin and hook for {@link PluginHookError}.
+ * the plugin and hook for {@link PluginHookError}, with secrets removed (`redactSecrets`) and cut to 2,000
+ * characters.
  */
 export function classifyError(error: unknown): ErrorInfo {
+  let info: ErrorInfo;
   try {
-    return classify(error);
+    info = classify(error);
   } catch {
     // Reading the thrown value threw (a proxy, a getter): it tells nothing more.
     return { type: 'unknown', message: `The reply failed with an unexpected error (${typeof error}).` };
   }
+  // The texts kept (a hook's failure, an adapter's message) may quote a request: no secret, and not
+  // without bound, goes on into the stored reply and its stream.
+  const text = redactSecrets(info.message);
+  info.message = text.length > 2000 ? `${text.slice(0, 2000)}…` : text;
+  return info;
 }
 
 function classify(error: unknown): ErrorInfo {

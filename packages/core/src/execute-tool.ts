@@ -1,7 +1,9 @@
 import type { ActiveReply } from './agent-core';
 import type { ToolCallBlock, ToolResultState } from './blocks';
+import { resultPartProblem } from './check-agent-state';
 import { emitOutput } from './emit-output';
 import type { JSONObject, JSONValue } from './json';
+import { jsonValueProblem } from './json-value-check';
 import { deadlineError } from './reply-deadline';
 import { raceAbort } from './sleep';
 import { thrownText } from './thrown-text';
@@ -30,6 +32,8 @@ export async function executeTool(
     const result = isAsyncIterable(value)
       ? toToolResult(await streamTool(reply, call.id, value, signal), true)
       : toToolResult(value, false);
+    const problem = resultProblem(result);
+    if (problem) throw new Error(`Tool '${call.name}' returned a result that cannot be saved: ${problem}.`);
     if (result.state) state = result.state;
     if (result.metadata) metadata = result.metadata;
     if (result.output !== undefined) emitOutput(reply, call.id, result.output);
@@ -79,6 +83,8 @@ async function streamTool(
   for (;;) {
     const r = await raceAbort(it.next(), signal);
     if (r.done) return r.value;
+    const problem = typeof r.value === 'string' ? null : resultPartProblem(r.value, 'chunk');
+    if (problem) throw new Error(`The tool streamed a chunk that cannot be saved: ${problem}.`);
     emitOutput(reply, callId, [r.value]);
     // A consumer far behind a fast tool: wait for it rather than queue without bound.
     const behind = sink?.backpressure();
@@ -88,6 +94,30 @@ async function streamTool(
       throw signal.reason;
     }
   }
+}
+
+/**
+ * Why a tool's result cannot be saved (a state other than success/error, metadata that is not a plain JSON
+ * object, an output part of the wrong shape), or `null`: it would corrupt the state that holds it.
+ */
+function resultProblem(r: Partial<ToolResult>): string | null {
+  if (r.state !== undefined && r.state !== 'success' && r.state !== 'error')
+    return "its state must be 'success' or 'error'";
+  const m = r.metadata;
+  if (m !== undefined && (typeof m !== 'object' || m === null || Array.isArray(m)))
+    return 'its metadata must be a JSON object';
+  if (m !== undefined) {
+    const bad = jsonValueProblem(m, 'metadata');
+    if (bad) return bad;
+  }
+  const out = r.output;
+  if (out === undefined || typeof out === 'string') return null;
+  if (!Array.isArray(out)) return 'its output must be a string or a list of text and data blocks';
+  for (let i = 0; i < out.length; i++) {
+    const bad = resultPartProblem(out[i], `output[${i}]`);
+    if (bad) return bad;
+  }
+  return null;
 }
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<ToolChunk> {

@@ -13,6 +13,7 @@ import { createMsg, getText, type Msg, userMsg } from './msg';
 import { definePlugin } from './plugin';
 import { runSession } from './run-session';
 import { SessionLease } from './session-lease';
+import { parseAgentState } from './state';
 import { ScriptedModel, textChunks, toolCallChunk } from './testing/scripted-model';
 
 const quiet = { warn() {}, error() {} };
@@ -189,6 +190,68 @@ describe('a tool that throws something that is not an Error', () => {
     const msg = await new Agent({ name: 'a', model, logger: quiet }).reply('go');
     expect(msg.finishedReason).toBe('error');
     expect(msg.error?.type).toBe('unknown');
+  });
+});
+
+describe('a tool (or an MCP server behind it) that returns a result of the wrong shape', () => {
+  const returned: Array<[string, unknown, RegExp]> = [
+    [
+      'a state the result cannot have',
+      { output: 'x', state: 'running' },
+      /state must be 'success' or 'error'/,
+    ],
+    ['metadata that is a list', { output: 'x', metadata: [1] }, /metadata must be a JSON object/],
+    ['metadata holding a bigint', { output: 'x', metadata: { n: 1n } }, /metadata\.n is a bigint/],
+    ['metadata nested 100k levels', { output: 'x', metadata: deepObject(100_000) }, /deeper than 512/],
+    [
+      'a text part whose text is a number',
+      { output: [{ type: 'text', text: 5 }] },
+      /output\[0\]\.text' must be a string/,
+    ],
+    [
+      'a data part without a media type',
+      { output: [{ type: 'data', source: { type: 'base64', data: 'AAAA' } }] },
+      /mediaType' must be a string/,
+    ],
+    ['a part of an unknown type', { output: [null] }, /output\[0\]' must be a text or data block/],
+  ];
+  for (const [label, value, text] of returned)
+    it(`${label} becomes a tool error result; the state loads again`, async () => {
+      const tool = defineTool({
+        name: 't',
+        description: 't',
+        inputSchema: { type: 'object' },
+        execute: () => value,
+      });
+      const model = new ScriptedModel([[toolCallChunk('t', {})], textChunks('noted')]);
+      const agent = new Agent({ name: 'a', model, tools: [tool], logger: quiet });
+      const msg = await agent.reply('go');
+      expect(msg.finishedReason).toBe('completed');
+      const [result] = resultsOf(msg);
+      expect(result!.state).toBe('error');
+      expect(resultText(result!)).toMatch(/^Tool 't' returned a result that cannot be saved: /);
+      expect(resultText(result!)).toMatch(text);
+      expect(() => parseAgentState(JSON.stringify(agent.state))).not.toThrow();
+    });
+
+  it('a streamed chunk of the wrong shape ends the call with an error result', async () => {
+    const tool = defineTool({
+      name: 't',
+      description: 't',
+      inputSchema: { type: 'object' },
+      async *execute() {
+        yield 'partial ';
+        yield { type: 'data', source: { type: 'url', url: 5, mediaType: 'image/png' } } as never;
+      },
+    });
+    const model = new ScriptedModel([[toolCallChunk('t', {})], textChunks('noted')]);
+    const agent = new Agent({ name: 'a', model, tools: [tool], logger: quiet });
+    const [result] = resultsOf(await agent.reply('go'));
+    expect(result!.state).toBe('error');
+    expect(resultText(result!)).toMatch(
+      /streamed a chunk that cannot be saved: 'chunk\.source\.url' must be a string/,
+    );
+    expect(() => parseAgentState(JSON.stringify(agent.state))).not.toThrow();
   });
 });
 

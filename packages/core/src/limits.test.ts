@@ -6,9 +6,11 @@ import { DEFAULT_AGENT_LIMITS } from './agent-limits';
 import type { ToolCallBlock, ToolResultBlock } from './blocks';
 import { defineTool } from './define-tool';
 import { ConfigError } from './errors/config-error';
+import { ModelError } from './errors/model-error';
 import type { AgentEvent } from './events';
-import type { ModelChunk } from './model';
+import type { ChatModel, ModelChunk } from './model';
 import { getText, type Msg } from './msg';
+import { definePlugin } from './plugin';
 import { toProviderTurns } from './provider-turns';
 import { replayEvents } from './replay-events';
 import { ScriptedModel, textChunks, toolCallChunk } from './testing/scripted-model';
@@ -143,6 +145,77 @@ describe('limits against a hostile model', () => {
     expect(replayEvents(events)).toEqual(msg);
   });
 
+  it('agent.streamModel (a manual compression between replies) holds maxResponseChars as well', async () => {
+    let closed = false;
+    const model: ChatModel = {
+      name: 'flooding',
+      contextSize: 1000,
+      async *stream() {
+        try {
+          for (let i = 0; i < 100; i++) yield { type: 'text', delta: 'w'.repeat(1000) };
+        } finally {
+          closed = true;
+        }
+      },
+    };
+    const agent = new Agent({ name: 'a', model, limits: { maxResponseChars: 10_000 } });
+    let text = '';
+    const request = { systemPrompt: 's', messages: [], tools: [], toolChoice: 'auto' as const };
+    const failure = await (async () => {
+      for await (const chunk of agent.streamModel(request)) if (chunk.type === 'text') text += chunk.delta;
+    })().catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(ModelError);
+    expect((failure as ModelError).message).toMatch(/exceeded 10000 characters/);
+    expect(text.length).toBe(10_000);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(closed).toBe(true);
+  });
+
+  it('empty blocks carrying provider data count towards maxResponseChars (they grew the message without bound)', async () => {
+    const flood: ModelChunk[] = Array.from({ length: 100_000 }, () => ({
+      type: 'thinking',
+      delta: '',
+      newBlock: true,
+      providerData: { signature: 's'.repeat(100) },
+    }));
+    const model = new ScriptedModel([flood, textChunks('short answer')]);
+    const agent = new Agent({ name: 'a', model, limits: { maxResponseChars: 100_000 } });
+    const { events, msg } = await collect(agent, 'go');
+    expect(msg.finishedReason).toBe('completed');
+    // 100k empty thinking blocks used to be kept (18 MB); at ~190 characters each, 100k characters hold ~530.
+    expect(msg.content.filter((b) => b.type === 'thinking').length).toBeLessThan(600);
+    expect(msg.content.some((b) => b.type === 'hint')).toBe(true);
+    expect(getText(msg)).toBe('short answer');
+    expect(replayEvents(events)).toEqual(msg);
+  });
+
+  it('a runaway response of 100k calls with empty arguments is cut off past 100 × maxToolCallsPerResponse calls', async () => {
+    // Empty arguments cost no characters; each call past the limit still needs its error result, and the
+    // result of each was found by a scan of the message: 100k calls took five minutes.
+    const { tool, stats } = gauge();
+    const flood: ModelChunk[] = Array.from({ length: 100_000 }, (_, i) => ({
+      type: 'tool_call',
+      id: `c${i}`,
+      name: 'probe',
+      delta: '',
+    }));
+    const model = new ScriptedModel([flood, textChunks('fewer calls')]);
+    const agent = new Agent({ name: 'a', model, tools: [tool], limits: { maxToolCallsPerResponse: 5 } });
+    const started = performance.now();
+    const { events, msg } = await collect(agent, 'go');
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(msg.finishedReason).toBe('completed');
+    expect(stats.ran).toBe(0);
+    expect(callsOf(msg)).toHaveLength(500);
+    expect(resultsOf(msg).every((r) => r.state === 'error')).toBe(true);
+    const hint = msg.content.find((b) => b.type === 'hint');
+    expect(hint).toMatchObject({
+      hint: expect.stringMatching(/exceeded the limit of 500 tool calls per response/),
+    });
+    expect(getText(msg)).toBe('fewer calls');
+    expect(replayEvents(events)).toEqual(msg);
+  });
+
   it('data and tool arguments count towards maxResponseChars too', async () => {
     const data: ModelChunk[] = Array.from({ length: 40 }, () => ({
       type: 'data',
@@ -167,6 +240,58 @@ describe('limits against a hostile model', () => {
       expect(JSON.stringify(msg).length).toBeLessThan(15_000);
       expect(replayEvents(events)).toEqual(msg);
     }
+  });
+
+  it("a plugin's model call (a summary) past maxResponseChars is cut off too: the plugin gets a ModelError, the provider's stream is closed", async () => {
+    let closed = false;
+    // Floods the plugin's call (system prompt 'summarise'); answers the reply's own call.
+    const model: ChatModel = {
+      name: 'flooding',
+      contextSize: 1000,
+      async *stream(request) {
+        if (request.systemPrompt !== 'summarise') return yield* textChunks('answer');
+        try {
+          for (let i = 0; i < 100; i++)
+            yield { type: 'tool_call', id: 's1', name: 'Summary', delta: 'w'.repeat(1000) };
+        } finally {
+          closed = true;
+        }
+      },
+    };
+    let failure: unknown;
+    let seen = 0;
+    const summariser = definePlugin({
+      name: 'summariser',
+      hooks: {
+        beforeInference: async ({ ctx }) => {
+          if (ctx.getReplyData()) return;
+          ctx.setReplyData(true);
+          const request = { systemPrompt: 'summarise', messages: [], tools: [], toolChoice: 'auto' as const };
+          try {
+            for await (const chunk of ctx.streamModel(request)) seen += chunk.type === 'tool_call' ? 1 : 0;
+          } catch (error) {
+            failure = error;
+          }
+        },
+      },
+    });
+    const agent = new Agent({
+      name: 'a',
+      model,
+      plugins: [summariser],
+      limits: { maxResponseChars: 10_000 },
+    });
+    const { events, msg } = await collect(agent, 'go');
+    expect(msg.finishedReason).toBe('completed');
+    expect(failure).toBeInstanceOf(ModelError);
+    expect((failure as ModelError).errorType).toBe('upstream');
+    expect((failure as ModelError).message).toMatch(/exceeded 10000 characters/);
+    expect(seen).toBe(10);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(closed).toBe(true);
+    const ends = events.filter((e) => e.type === 'MODEL_CALL_END');
+    expect(ends[0]).toMatchObject({ plugin: 'summariser', finishedReason: 'error' });
+    expect(replayEvents(events)).toEqual(msg);
   });
 
   it('must be integers ≥ 1', () => {

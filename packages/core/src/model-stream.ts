@@ -6,7 +6,7 @@ import type { AgentEvent } from './events';
 import { newId } from './ids';
 import type { ModelChunk } from './model';
 import type { Msg } from './msg';
-import { emptyUsage, type Usage } from './usage';
+import { emptyUsage, normalizeUsage, type Usage } from './usage';
 
 /**
  * Turns one model call's chunks into block events, applying each to the reply message. Synchronous, so
@@ -37,7 +37,10 @@ export class ModelStream {
     private readonly publish: ((event: AgentEvent) => void) | undefined,
     /** The tool-call ids the reply already uses; new calls are added. A set, so a long reply stays O(1). */
     private readonly callIds: Set<string>,
-    private readonly limits: Pick<AgentLimits, 'maxResponseChars' | 'maxToolInputChars'>,
+    private readonly limits: Pick<
+      AgentLimits,
+      'maxResponseChars' | 'maxToolInputChars' | 'maxToolCallsPerResponse'
+    >,
     /**
      * The id of the message's first block, when this call makes it: the message's own id (unique, and no
      * second string to keep for a one-block answer). `undefined` when the message has blocks already.
@@ -53,13 +56,22 @@ export class ModelStream {
 
   /**
    * Applies one chunk. Throws {@link ResponseCutOff} (applying nothing) when the chunk would take the
-   * response past `maxResponseChars`, and a `ModelError` for data that is not base64.
+   * response past `maxResponseChars` or past 100 × `maxToolCallsPerResponse` calls, and a `ModelError` for
+   * data that is not base64 or a chunk with a field of the wrong type.
    */
   handle(chunk: ModelChunk): void {
     const replyId = this.msg.id;
+    // An adapter passes a provider's JSON on: a field of the wrong type would corrupt the saved state.
+    if (malformed(chunk))
+      throw new ModelError('upstream', 'The model sent a malformed response chunk.', { retryable: false });
+    if (chunk.type === 'usage') return void (this.usage = normalizeUsage(chunk.usage));
+    // Provider data (signatures, reasoning items) and new blocks count too: a stream of empty blocks
+    // carrying data would otherwise grow the message without bound.
     const size =
-      chunk.type === 'usage' ? 0 : chunk.type === 'data' ? chunk.data?.length : chunk.delta?.length;
-    if ((this.chars += size ?? 0) > this.limits.maxResponseChars) throw new ResponseCutOff();
+      ((chunk.type === 'data' ? chunk.data?.length : chunk.delta?.length) ?? 0) +
+      (chunk.providerData ? jsonSize(chunk.providerData) : 0) +
+      ('newBlock' in chunk && chunk.newBlock ? 64 : 0);
+    if ((this.chars += size) > this.limits.maxResponseChars) throw new ResponseCutOff();
     switch (chunk.type) {
       case 'text': {
         let text = this.text;
@@ -103,14 +115,19 @@ export class ModelStream {
       case 'tool_call': {
         let call = this.calls.get(chunk.id);
         if (!call) {
+          // A runaway response (calls cost no characters when their arguments are empty): every call past
+          // the per-response limit needs an error result, so past 100 times that limit it is cut off.
+          const most = 100 * this.limits.maxToolCallsPerResponse;
+          if (this.callBlocks.length >= most) throw new ResponseCutOff(`${most} tool calls`);
           this.sawToolCall = true;
           this.produced = true;
           this.closeText();
           this.closeThinking();
           // Call ids must be unique within the reply; a model that reuses one gets a suffixed id
           // (letters, digits, `_` and `-` only, which every provider accepts).
-          let id = chunk.id;
-          for (let n = 2; this.callIds.has(id); n++) id = `${chunk.id}_${n}`;
+          const given = chunk.id || `call_${newId()}`;
+          let id = given;
+          for (let n = 2; this.callIds.has(id); n++) id = `${given}_${n}`;
           this.callIds.add(id);
           this.record({ type: 'TOOL_CALL_START', replyId, toolCallId: id, toolCallName: chunk.name ?? '' });
           call = this.msg.content[this.msg.content.length - 1] as ToolCallBlock;
@@ -154,9 +171,6 @@ export class ModelStream {
         });
         return;
       }
-      case 'usage':
-        this.usage = chunk.usage;
-        return;
     }
   }
 
@@ -213,5 +227,30 @@ export class ModelStream {
   }
 }
 
+const isStr = (v: unknown) => typeof v === 'string';
+
+/** The length of a value as JSON; infinite for one that is not JSON (it could never be saved). */
+function jsonSize(value: unknown): number {
+  try {
+    return JSON.stringify(value).length;
+  } catch {
+    return Number.POSITIVE_INFINITY;
+  }
+}
+
+/** Whether a chunk has a field of the wrong type (a delta, an id or name, a media type that is no string). */
+function malformed(c: ModelChunk): boolean {
+  if (typeof c !== 'object' || c === null) return true;
+  const { delta, name } = c as { delta?: unknown; name?: unknown };
+  if (delta !== undefined && !isStr(delta)) return true;
+  if (c.type === 'tool_call') return !isStr(c.id) || (name != null && !isStr(name));
+  return c.type === 'data' && !isStr(c.mediaType);
+}
+
 /** Thrown by {@link ModelStream.handle} when a response grows past `maxResponseChars`: the model turn cuts it off. */
-export class ResponseCutOff extends Error {}
+export class ResponseCutOff extends Error {
+  /** What the response exceeded, when not `maxResponseChars` (for the model's hint). */
+  constructor(readonly exceeded?: string) {
+    super();
+  }
+}

@@ -116,6 +116,7 @@ async function callModel(
   let finishedReason: 'completed' | 'interrupted' | 'error' = 'completed';
   let iterator: AsyncIterator<ModelChunk> | undefined;
   let cutOff = false;
+  let exceeded: string | undefined;
   try {
     const opened = await openModelStream(core, request);
     const { first, model } = opened;
@@ -136,6 +137,7 @@ async function callModel(
     // provider's connection with it.
     void iterator?.return?.()?.catch(() => {});
     cutOff = error instanceof ResponseCutOff && !signal.aborted;
+    if (cutOff) exceeded = (error as ResponseCutOff).exceeded;
     if (!signal.aborted && !cutOff) {
       if (started) {
         stream.close();
@@ -157,7 +159,7 @@ async function callModel(
   if (finishedReason === 'interrupted') return 'interrupted';
   if (cutOff) {
     // None of the calls of a cut-off response runs; the model is told why, and answers again.
-    const text = responseCutOffText(core.limits.maxResponseChars);
+    const text = responseCutOffText(exceeded ?? `${core.limits.maxResponseChars} characters`);
     for (const call of stream.callBlocks) await failCall(reply, call, text, 'error');
     reply.addHint(text, 'agentkit', true);
     return 'continued';

@@ -3,7 +3,8 @@ import { thrownText } from './thrown-text';
 import type { ModelRetryOptions } from './agent-options';
 import { classifyError } from './error-info';
 import { AgentkitError } from './errors/agentkit-error';
-import type { ModelError } from './errors/model-error';
+import { ModelError } from './errors/model-error';
+import type { AgentLimits } from './agent-limits';
 import type { Logger } from './logger';
 import type { ChatModel, ModelChunk, ModelRequest } from './model';
 
@@ -13,6 +14,8 @@ export interface ModelPlan {
   retry: Required<ModelRetryOptions>;
   /** Told (at debug level) about each retry and fallback. */
   logger?: Logger | undefined;
+  /** `maxResponseChars` bounds every response streamed through {@link streamModel}. */
+  limits?: Pick<AgentLimits, 'maxResponseChars'> | undefined;
 }
 
 /** An opened model stream whose first chunk has been read, and the model that answered. */
@@ -61,5 +64,35 @@ export async function openModelStream(plan: ModelPlan, request: ModelRequest): P
 /** Streams a whole model call through {@link openModelStream}'s retries and fallbacks. */
 export async function* streamModel(plan: ModelPlan, request: ModelRequest): AsyncGenerator<ModelChunk> {
   const { iterator, first } = await openModelStream(plan, request);
-  for (let r = first; !r.done; r = await iterator.next()) yield r.value;
+  yield* limitedChunks(iterator, first, plan.limits?.maxResponseChars);
+}
+
+/**
+ * The chunks of an opened stream, from its first. Past `max` characters (text, thinking, arguments, data)
+ * it throws an `upstream` {@link ModelError}; stopped early, it closes the provider's stream too.
+ */
+export async function* limitedChunks(
+  iterator: AsyncIterator<ModelChunk>,
+  first: IteratorResult<ModelChunk>,
+  max = Number.POSITIVE_INFINITY,
+): AsyncGenerator<ModelChunk> {
+  let chars = 0;
+  let done = false;
+  try {
+    for (let r = first; !r.done; r = await iterator.next()) {
+      const chunk = r.value as { delta?: unknown; data?: unknown } | null;
+      if ((chars += String(chunk?.delta ?? chunk?.data ?? '').length) > max)
+        throw new ModelError(
+          'upstream',
+          `The model's response exceeded ${max} characters (limits.maxResponseChars).`,
+          {
+            retryable: false,
+          },
+        );
+      yield r.value;
+    }
+    done = true;
+  } finally {
+    if (!done) void iterator.return?.()?.catch(() => {});
+  }
 }

@@ -2,7 +2,7 @@ import type { DataBlock, TextBlock, ToolCallBlock } from './blocks';
 import { appendBase64 } from './base64-append';
 import type { AgentEvent, InputEvent } from './events';
 import { findToolResult, type Msg } from './msg';
-import { addUsage, emptyUsage } from './usage';
+import { addUsage, emptyUsage, normalizeUsage } from './usage';
 
 /** Called for events that cannot be applied (wrong reply, unknown block); default: ignore. */
 export type ReplayWarning = (message: string, event: AgentEvent | InputEvent) => void;
@@ -33,13 +33,24 @@ function appendResultText(output: Array<TextBlock | DataBlock>, callId: string, 
  * `REPLY_SNAPSHOT` replaces it with the checkpoint a recovered reply continues from; a resumed reply
  * continues from the persisted paused message. Replaying a reply's whole stream (plus the input
  * events that resumed it) yields the message the agent persisted. Events of another reply and deltas of
- * unknown blocks, and data deltas that are not base64, are skipped (reported to `warn`), never thrown.
+ * unknown blocks, data deltas that are not base64 and events of the wrong shape (off the wire) are
+ * skipped (reported to `warn`), never thrown.
  */
 export function applyEvent(
   msg: Msg | null,
   event: AgentEvent | InputEvent,
   warn: ReplayWarning = () => {},
 ): Msg | null {
+  // Events may come off the wire: one of the wrong shape is skipped like an unknown block's.
+  try {
+    return apply(msg, event, warn);
+  } catch {
+    warn('malformed event skipped', event);
+    return msg;
+  }
+}
+
+function apply(msg: Msg | null, event: AgentEvent | InputEvent, warn: ReplayWarning): Msg | null {
   if (event.type === 'REPLY_START') {
     return {
       id: event.replyId,
@@ -72,7 +83,7 @@ export function applyEvent(
       msg.structuredOutput = event.structuredOutput ?? null;
       break;
     case 'MODEL_CALL_END':
-      msg.usage = addUsage(msg.usage ?? emptyUsage(), event.usage);
+      msg.usage = addUsage(msg.usage ?? emptyUsage(), normalizeUsage(event.usage));
       break;
     case 'TEXT_BLOCK_START':
       c.push({ type: 'text', id: event.blockId, text: '' });

@@ -8,7 +8,7 @@ import type { ModelChunk, ModelRequest, ToolSchema } from './model';
 import { countRequestTokens } from './model-turn';
 import { createMsg, type Msg } from './msg';
 import { now } from './now';
-import { openModelStream, streamModel } from './open-model-stream';
+import { limitedChunks, openModelStream, streamModel } from './open-model-stream';
 import type { Plugin, PluginContext } from './plugin';
 import { ReplyPluginContext } from './plugin-context';
 import { applyEvent } from './replay-events';
@@ -16,7 +16,7 @@ import type { EventSink } from './reply-stream';
 import type { AgentState } from './state';
 import type { AnyTool } from './tool';
 import { toolSchemas } from './tool-input';
-import { emptyUsage } from './usage';
+import { emptyUsage, normalizeUsage } from './usage';
 
 /**
  * What a running reply holds and what acts on it besides the loop: its message and tools, the events it
@@ -201,9 +201,10 @@ export class ReplyScope implements ActiveReply {
     let usage = emptyUsage();
     let finishedReason: 'completed' | 'interrupted' | 'error' = 'interrupted';
     try {
-      for (let r = first; !r.done; r = await iterator.next()) {
-        if (r.value.type === 'usage') usage = r.value.usage;
-        yield r.value;
+      // The limit holds for a plugin's calls too: a summary is a response of the model like any other.
+      for await (const chunk of limitedChunks(iterator, first, this.core.limits.maxResponseChars)) {
+        if (chunk?.type === 'usage') usage = normalizeUsage(chunk.usage);
+        yield chunk;
       }
       finishedReason = 'completed';
     } catch (error) {

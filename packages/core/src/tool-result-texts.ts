@@ -21,8 +21,8 @@ export const timedOutText = (name: string, ms: number) =>
 /** The result text of a call to a tool the agent does not have. */
 export const notFoundText = (name: string) => `ToolNotFoundError: The tool named '${name}' doesn't exist.`;
 /** Why the calls of a response past `limits.maxResponseChars` did not run (also the hint after it). */
-export const responseCutOffText = (limit: number) =>
-  `<system-reminder>Your response was cut off: it exceeded the limit of ${limit} characters per response. None of its tool calls was run. Answer again, more briefly.</system-reminder>`;
+export const responseCutOffText = (limit: string) =>
+  `<system-reminder>Your response was cut off: it exceeded the limit of ${limit} per response. None of its tool calls was run. Answer again, more briefly.</system-reminder>`;
 /** The result text of a call whose arguments exceeded `limits.maxToolInputChars`. */
 export const inputTooLongText = (name: string, limit: number) =>
   `<system-reminder>The call to tool "${name}" was not run: its arguments exceeded the limit of ${limit} characters, and were dropped. Send smaller arguments.</system-reminder>`;

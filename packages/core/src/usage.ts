@@ -24,16 +24,22 @@ export function emptyUsage(): Usage {
 }
 
 /**
- * Normalises a partial usage record (missing or `null` counters become 0).
+ * Normalises a usage record as a provider (or an adapter) reported it: each counter that is not a finite
+ * number ≥ 0 (missing, `null`, negative, `NaN`, a string) becomes 0, and one past 2^53 − 1 is capped, so
+ * sums over a long session stay finite and the state that keeps them always loads again.
  * @example normalizeUsage({ inputTokens: 10 }) // { inputTokens: 10, outputTokens: 0, … }
  */
-export function normalizeUsage(usage: Partial<Record<keyof Usage, number | null | undefined>>): Usage {
+export function normalizeUsage(
+  usage: Partial<Record<keyof Usage, number | null | undefined>> | null | undefined,
+): Usage {
+  const u = (usage ?? {}) as Record<string, unknown>;
+  const n = (v: unknown) => (typeof v === 'number' && v > 0 ? Math.min(v, Number.MAX_SAFE_INTEGER) : 0);
   return {
-    inputTokens: usage.inputTokens ?? 0,
-    outputTokens: usage.outputTokens ?? 0,
-    cacheInputTokens: usage.cacheInputTokens ?? 0,
-    cacheCreationInputTokens: usage.cacheCreationInputTokens ?? 0,
-    reasoningTokens: usage.reasoningTokens ?? 0,
+    inputTokens: n(u.inputTokens),
+    outputTokens: n(u.outputTokens),
+    cacheInputTokens: n(u.cacheInputTokens),
+    cacheCreationInputTokens: n(u.cacheCreationInputTokens),
+    reasoningTokens: n(u.reasoningTokens),
   };
 }
 

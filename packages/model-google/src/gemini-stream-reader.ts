@@ -50,6 +50,8 @@ export class GeminiStreamReader {
   private blockReason: string | undefined;
   private callIndex = 0;
   private sawContent = false;
+  /** Call ids of this response: chunks are keyed by id, so two calls with one id would merge into one. */
+  private readonly callIds = new Set<string>();
 
   private seedValue: string | undefined;
 
@@ -80,17 +82,21 @@ export class GeminiStreamReader {
   private partChunk(part: Part, responseId: string): ModelChunk | undefined {
     const providerData = signatureData(part);
     if (part.functionCall) {
-      const name = part.functionCall.name ?? '';
-      const delta = JSON.stringify(part.functionCall.args ?? {});
+      const {
+        id: given,
+        name: rawName,
+        args,
+      } = part.functionCall as { id?: unknown; name?: unknown; args?: unknown };
+      // An id or name that is not a string is absent (a nameless call gets an error result the model sees).
+      const name = typeof rawName === 'string' ? rawName : '';
+      const delta = JSON.stringify(args ?? {});
       const index = this.callIndex++;
-      if (part.functionCall.id)
-        return {
-          type: 'tool_call',
-          id: part.functionCall.id,
-          name,
-          delta,
-          ...(providerData ? { providerData } : {}),
-        };
+      if (typeof given === 'string' && given) {
+        let id = given;
+        for (let n = 2; this.callIds.has(id); n++) id = `${given}_${n}`;
+        this.callIds.add(id);
+        return { type: 'tool_call', id, name, delta, ...(providerData ? { providerData } : {}) };
+      }
       this.seedValue ??= this.seed();
       const id = stableToolCallId(this.seedValue, responseId, index, name, delta);
       return {

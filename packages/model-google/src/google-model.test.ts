@@ -486,6 +486,55 @@ describe('GoogleModel over @google/genai against a Gemini wire-format server', (
     expect(error).toMatchObject({ errorType: 'upstream' });
   });
 
+  it('keeps two function calls with one id apart, and reads an id or name that is not a string as absent', async () => {
+    const call = (functionCall: unknown) => ({ functionCall });
+    server.reply({
+      events: [
+        {
+          candidates: [
+            {
+              content: {
+                role: 'model',
+                parts: [
+                  call({ id: 'dup', name: 'get_weather', args: { city: 'Oslo' } }),
+                  call({ id: 'dup', name: 'get_weather', args: { city: 'Rome' } }),
+                  call({ id: 7, name: 5, args: {} }),
+                ],
+              },
+              finishReason: 'STOP',
+              index: 0,
+            },
+          ],
+          responseId: 'dupIds1',
+        },
+      ],
+    });
+    const chunks = await collect(model().stream(request([userMsg('hi')], { tools: [weatherTool] })));
+    const calls = chunks.filter((c) => c.type === 'tool_call');
+    expect(calls.map((c) => [c.id, c.name, c.delta])).toEqual([
+      ['dup', 'get_weather', '{"city":"Oslo"}'],
+      ['dup_2', 'get_weather', '{"city":"Rome"}'],
+      [expect.stringMatching(/^call_/), '', '{}'],
+    ]);
+  });
+
+  it("reports a response of the wrong shape as upstream, not the reader's own TypeError or RangeError", async () => {
+    const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+    for (const event of [
+      { candidates: [{ content: { role: 'model', parts: { text: 'not a list' } }, finishReason: 'STOP' }] },
+      { candidates: [{ content: { role: 'model', parts: [null] }, finishReason: 'STOP' }] },
+      `{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"get_weather","args":{"a":${deep}}}}]},"finishReason":"STOP"}]}`,
+    ]) {
+      server.reply({ events: [event] });
+      const { error } = await failure(model().stream(request([userMsg('hi')], { tools: [weatherTool] })));
+      expect(error).toBeInstanceOf(ModelError);
+      expect(error).toMatchObject({
+        errorType: 'upstream',
+        message: 'Gemini sent a response of the wrong shape.',
+      });
+    }
+  });
+
   it('reports an unreachable server as connection', async () => {
     const gone = server.baseUrl;
     await server.close();

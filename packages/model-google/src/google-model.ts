@@ -9,6 +9,7 @@ import {
 } from '@google/genai';
 import {
   ConfigError,
+  ModelError,
   type ChatModel,
   type ModelChunk,
   type ModelRequest,
@@ -213,7 +214,15 @@ export class GoogleModel implements ChatModel {
         }
         signal.throwIfAborted();
         if (next.done) break;
-        yield* reader.read(next.value);
+        let chunks: ModelChunk[];
+        try {
+          chunks = reader.read(next.value);
+        } catch (error) {
+          // A response of the wrong shape (`parts` not a list, a `null` part, arguments nested too deep to
+          // serialise) fails where it is read: say so, instead of leaking the reader's own error.
+          throw new ModelError('upstream', 'Gemini sent a response of the wrong shape.', { cause: error });
+        }
+        yield* chunks;
       }
       complete = true;
     } finally {

@@ -264,4 +264,80 @@ describe('Chat Completions streaming', () => {
     expect(error).toBeInstanceOf(ModelError);
     expect((error as ModelError).errorType).toBe('connection');
   });
+
+  describe("a server's JSON of the wrong shape", () => {
+    const base = { id: 'x', object: 'chat.completion.chunk', created: 1, model: 'local' };
+    const frame = (delta: unknown, finish: string | null = null) => ({
+      ...base,
+      choices: [{ index: 0, delta, finish_reason: finish }],
+    });
+
+    it('call ids and names that are not strings are absent, object arguments are their JSON, null calls are skipped', async () => {
+      const frames = [
+        frame({
+          tool_calls: [
+            null,
+            {
+              index: 0,
+              id: 123,
+              type: 'function',
+              function: { name: 'get_weather', arguments: { city: 'Oslo' } },
+            },
+            { index: 1, id: 'call_b', type: 'function', function: { name: 7, arguments: '{}' } },
+          ],
+        }),
+        frame({}, 'tool_calls'),
+      ];
+      server = await startOpenAIServer([{ stream: chatSse(frames) }]);
+      const model = createOpenAIModel({ model: 'local', baseURL: server.baseURL, apiKey: 'x' });
+      const chunks = await collect(model, modelRequest({ tools }));
+      for (const c of chunks)
+        if (c.type === 'tool_call') {
+          expect(typeof c.id).toBe('string');
+          expect(typeof c.delta).toBe('string');
+        }
+      const calls = toolCalls(chunks);
+      const ids = Object.keys(calls);
+      expect(ids).toHaveLength(2);
+      expect(ids[0]).toMatch(/^call_./);
+      expect(calls[ids[0]!]).toEqual({ name: 'get_weather', input: '{"city":"Oslo"}' });
+      expect(calls.call_b).toEqual({ name: undefined, input: '{}' });
+    });
+
+    it('usage counters that are negative, strings or too large for a double are no counts', async () => {
+      const usage = '"usage":{"prompt_tokens":-5,"completion_tokens":"12","total_tokens":1e400}';
+      const sse = [...chatSse([frame({ content: 'ok' }, 'stop')], { done: false })];
+      sse.push(`data: {"id":"x","choices":[],${usage}}\n\n`, 'data: [DONE]\n\n');
+      server = await startOpenAIServer([{ stream: sse }]);
+      const model = createOpenAIModel({ model: 'local', baseURL: server.baseURL, apiKey: 'x' });
+      const chunks = await collect(model, modelRequest());
+      expect(chunks.at(-1)).toEqual({
+        type: 'usage',
+        usage: {
+          inputTokens: 0,
+          outputTokens: 0,
+          cacheInputTokens: 0,
+          cacheCreationInputTokens: 0,
+          reasoningTokens: 0,
+        },
+      });
+    });
+
+    for (const [label, piece] of [
+      ['choices that are not a list', `data: ${JSON.stringify({ ...base, choices: { 0: {} } })}\n\n`],
+      ['tool calls that are not a list', `data: ${JSON.stringify(frame({ tool_calls: 'get_weather' }))}\n\n`],
+      ['a null chunk', 'data: null\n\n'],
+      ['a null choice', `data: ${JSON.stringify({ ...base, choices: [null] })}\n\n`],
+    ] as const)
+      it(`${label}: an upstream ModelError that says so, not the adapter's TypeError`, async () => {
+        server = await startOpenAIServer([{ stream: [piece, 'data: [DONE]\n\n'] }]);
+        const model = createOpenAIModel({ model: 'local', baseURL: server.baseURL, apiKey: 'x' });
+        const { error } = await collectError(model, modelRequest());
+        expect(error).toBeInstanceOf(ModelError);
+        expect(error).toMatchObject({
+          errorType: 'upstream',
+          message: 'The model provider sent a malformed stream.',
+        });
+      });
+  });
 });

@@ -15,6 +15,7 @@ type ReasoningDelta = { reasoning_content?: unknown | undefined; reasoning?: unk
  */
 export async function* chatChunks(stream: AsyncIterable<ChatCompletionChunk>): AsyncGenerator<ModelChunk> {
   const idsByIndex = new Map<number, string>();
+  const usedIds = new Set<string>();
   let usage: Usage | undefined;
   let finished = false;
   let finishReason: string | undefined;
@@ -49,16 +50,22 @@ export async function* chatChunks(stream: AsyncIterable<ChatCompletionChunk>): A
     }
     // `position` stands in for `index` on servers that omit it.
     for (const [position, call] of (delta.tool_calls ?? []).entries()) {
+      if (typeof call !== 'object' || call === null) continue;
       const index = typeof call.index === 'number' ? call.index : position;
-      const name = call.function?.name || undefined;
-      const args = call.function?.arguments ?? '';
+      // Servers' JSON is taken as it comes: an id or name that is not a string is absent, and arguments
+      // sent as a JSON object (some compatible servers) are its text.
+      const rawName = call.function?.name;
+      const name = typeof rawName === 'string' && rawName ? rawName : undefined;
+      const rawArgs: unknown = call.function?.arguments;
+      const args = typeof rawArgs === 'string' ? rawArgs : rawArgs == null ? '' : JSON.stringify(rawArgs);
+      const callId = typeof call.id === 'string' ? call.id : undefined;
       let id = idsByIndex.get(index);
       // A new call: first sight of the index, or a server reusing an index for another call.
-      if (id === undefined || (call.id && call.id !== id && name)) {
-        id = call.id || `call_${newId()}`;
+      if (id === undefined || (callId && callId !== id && name)) {
+        id = callId || `call_${newId()}`;
         // Chunks are keyed by id: a server that gives two calls one id would merge their arguments.
-        const used = new Set(idsByIndex.values());
-        for (let n = 2; used.has(id); n++) id = `${call.id}_${n}`;
+        for (let n = 2; usedIds.has(id); n++) id = `${callId}_${n}`;
+        usedIds.add(id);
         idsByIndex.set(index, id);
         yield { type: 'tool_call', id, ...(name ? { name } : {}), delta: args };
       } else if (args) {

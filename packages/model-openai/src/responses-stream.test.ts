@@ -202,6 +202,73 @@ describe('Responses API streaming', () => {
     ]);
   });
 
+  it('keeps two function calls with one call_id apart (chunks are keyed by id: they would merge)', async () => {
+    const call = (itemId: string, args: string) => [
+      {
+        type: 'response.output_item.added',
+        output_index: 0,
+        item: { type: 'function_call', id: itemId, call_id: 'call_dup', name: 'get_weather', arguments: '' },
+      },
+      { type: 'response.function_call_arguments.delta', item_id: itemId, output_index: 0, delta: args },
+      {
+        type: 'response.output_item.done',
+        output_index: 0,
+        item: {
+          type: 'function_call',
+          id: itemId,
+          call_id: 'call_dup',
+          name: 'get_weather',
+          arguments: args,
+        },
+      },
+    ];
+    const stream = [
+      ...call('fc_1', '{"city":"Oslo"}'),
+      ...call('fc_2', '{"city":"Rome"}'),
+      { type: 'response.completed', response: { ...events[0]!.response, status: 'completed' } },
+    ] as Array<{ type: string }>;
+    server = await startOpenAIServer([{ stream: responsesSse(stream) }]);
+    const model = createOpenAIModel({
+      model: 'gpt-4.1',
+      api: 'responses',
+      apiKey: 'sk-test',
+      baseURL: server.baseURL,
+    });
+    const calls = toolCalls(await collect(model, modelRequest()));
+    expect(calls).toEqual({
+      call_dup: { name: 'get_weather', input: '{"city":"Oslo"}' },
+      call_dup_2: { name: 'get_weather', input: '{"city":"Rome"}' },
+    });
+  });
+
+  it("response.failed with a huge or non-text message: the ModelError's message stays short and typed", async () => {
+    for (const error of [
+      { code: 'server_error', message: `sk-test-${'y'.repeat(200_000)}` },
+      { code: { nested: true }, message: { text: 'not a string' } },
+    ]) {
+      server = await startOpenAIServer([
+        {
+          stream: responsesSse([
+            { type: 'response.failed', response: { ...events[0]!.response, error } } as { type: string },
+          ]),
+        },
+      ]);
+      const model = createOpenAIModel({
+        model: 'gpt-4.1',
+        api: 'responses',
+        apiKey: 'sk-test',
+        baseURL: server.baseURL,
+      });
+      const { error: thrown } = await collectError(model, modelRequest());
+      expect(thrown).toBeInstanceOf(ModelError);
+      expect((thrown as ModelError).errorType).toBe('upstream');
+      expect((thrown as ModelError).message.length).toBeLessThan(600);
+      expect((thrown as ModelError).message).toMatch(/^The model provider failed\./);
+      await server.close();
+      server = undefined;
+    }
+  });
+
   it('response.failed → a classified ModelError after the partial text', async () => {
     const failing = [
       ...events.slice(0, 2),

@@ -1,9 +1,9 @@
-import { type ModelChunk, ModelError, type Usage } from '@agentkit/core';
+import { type ModelChunk, ModelError, type Usage, newId } from '@agentkit/core';
 import { genericMessage, redactSecrets } from '@agentkit/core/model';
 import type { ResponseStreamEvent } from 'openai/resources/responses/responses';
 import { throwIfWithheld } from './chat-stream';
 import { openaiData } from './provider-data';
-import { typeFromErrorCode } from './to-model-error';
+import { cut, typeFromErrorCode } from './to-model-error';
 import { responsesUsage } from './usage';
 
 /**
@@ -45,6 +45,15 @@ async function* outputChunks(
   end: StreamEnd,
 ): AsyncGenerator<ModelChunk> {
   const calls = new Map<string, { callId: string; emitted: string }>();
+  // Chunks are keyed by call id: two calls a server gives one `call_id` would merge into one.
+  const usedCallIds = new Set<string>();
+  const uniqueCallId = (given: unknown): string => {
+    const base = typeof given === 'string' && given ? given : `call_${newId()}`;
+    let id = base;
+    for (let n = 2; usedCallIds.has(id); n++) id = `${base}_${n}`;
+    usedCallIds.add(id);
+    return id;
+  };
   const textItems = new Set<string>();
   const summaryParts = new Map<string, number>();
   // The reasoning item the open thinking block belongs to: another item starts another block.
@@ -60,10 +69,11 @@ async function* outputChunks(
         const item = event.item;
         if (item.type === 'function_call') {
           const itemId = item.id ?? item.call_id;
-          calls.set(itemId, { callId: item.call_id, emitted: item.arguments ?? '' });
+          const callId = uniqueCallId(item.call_id);
+          calls.set(itemId, { callId, emitted: item.arguments ?? '' });
           yield {
             type: 'tool_call',
-            id: item.call_id,
+            id: callId,
             name: item.name,
             delta: item.arguments ?? '',
             ...(item.id ? { providerData: openaiData({ itemId: item.id }) } : {}),
@@ -125,7 +135,12 @@ async function* outputChunks(
           const call = calls.get(item.id ?? item.call_id);
           if (!call) {
             // No `added` event was seen (some compatible servers): the whole call at once.
-            yield { type: 'tool_call', id: item.call_id, name: item.name, delta: item.arguments };
+            yield {
+              type: 'tool_call',
+              id: uniqueCallId(item.call_id),
+              name: item.name,
+              delta: item.arguments,
+            };
           } else if (item.arguments.length > call.emitted.length && item.arguments.startsWith(call.emitted)) {
             yield { type: 'tool_call', id: call.callId, delta: item.arguments.slice(call.emitted.length) };
             call.emitted = item.arguments;
@@ -163,7 +178,12 @@ function streamError(
   const detail =
     errorType === 'authentication'
       ? ''
-      : [code ? `[${code}]` : '', message ? redactSecrets(message, [apiKey]) : ''].filter(Boolean).join(' ');
+      : [
+          typeof code === 'string' && code ? `[${cut(code)}]` : '',
+          typeof message === 'string' && message ? cut(redactSecrets(message, [apiKey])) : '',
+        ]
+          .filter(Boolean)
+          .join(' ');
   return new ModelError(
     errorType,
     detail ? `${genericMessage(errorType)} ${detail}` : genericMessage(errorType),

@@ -37,7 +37,8 @@ export function toModelError(error: unknown, context: ToModelErrorContext = {}):
   }
   if (isNetworkError(error))
     return new ModelError('connection', genericMessage('connection'), { cause: error });
-  if (error instanceof SyntaxError) {
+  // A payload of the wrong shape (`choices` not a list, a `null` event) fails where it is read.
+  if (error instanceof SyntaxError || error instanceof TypeError) {
     return new ModelError('upstream', 'The model provider sent a malformed stream.', { cause: error });
   }
   const text = error instanceof Error ? error.message : String(error);
@@ -64,7 +65,7 @@ export function typeFromErrorCode(code: unknown, type?: string | null): ErrorTyp
 }
 
 /** Provider text cut to 500 characters (after redaction, so no secret is cut into an unrecognisable piece). */
-function cut(text: string): string {
+export function cut(text: string): string {
   return text.length > 500 ? `${text.slice(0, 500)}…` : text;
 }
 

@@ -26,9 +26,8 @@ export const TASK_COMPLETED_REMINDER =
  * Whether `blocker → blocked` may be added: not a self edge, neither task completed, and no cycle
  * (the blocker must not already be reachable from the blocked task through unfinished tasks' `blocks`).
  */
-function isValidEdge(tasks: readonly Task[], blocker: string, blocked: string): boolean {
+function isValidEdge(byId: ReadonlyMap<string, Task>, blocker: string, blocked: string): boolean {
   if (blocker === blocked) return false;
-  const byId = new Map(tasks.map((t) => [t.id, t]));
   if (byId.get(blocker)?.status === 'completed' || byId.get(blocked)?.status === 'completed') return false;
   const seen = new Set<string>();
   const stack = [blocked];
@@ -47,11 +46,11 @@ function isValidEdge(tasks: readonly Task[], blocker: string, blocked: string): 
 }
 
 /** Adds `blocker → blocked` on both sides, so `blocks` and `blockedBy` stay mirror images. */
-function link(tasks: Task[], blocker: string, blocked: string): void {
-  for (const task of tasks) {
-    if (task.id === blocker && !task.blocks.includes(blocked)) task.blocks.push(blocked);
-    if (task.id === blocked && !task.blockedBy.includes(blocker)) task.blockedBy.push(blocker);
-  }
+function link(byId: ReadonlyMap<string, Task>, blocker: string, blocked: string): void {
+  const from = byId.get(blocker);
+  const to = byId.get(blocked);
+  if (from && !from.blocks.includes(blocked)) from.blocks.push(blocked);
+  if (to && !to.blockedBy.includes(blocker)) to.blockedBy.push(blocker);
 }
 
 /**
@@ -78,23 +77,25 @@ export function updateTask(state: TasksState, input: TaskUpdateInput): TaskOpRes
     updated.push('description');
   }
   const completing = input.status === 'completed';
-  const exists = (other: string) => tasks.some((t) => t.id === other);
+  // Lookups by id and each id once: a model may send a list of a million ids against thousands of tasks,
+  // and these tools run synchronously on the event loop.
+  const byId = new Map(tasks.map((t) => [t.id, t]));
   if (input.add_blocks) {
     let applied = false;
-    for (const other of input.add_blocks) {
-      if (task.blocks.includes(other) || !exists(other) || completing) continue;
-      if (!isValidEdge(tasks, id, other)) continue;
-      link(tasks, id, other);
+    for (const other of new Set(input.add_blocks)) {
+      if (task.blocks.includes(other) || !byId.has(other) || completing) continue;
+      if (!isValidEdge(byId, id, other)) continue;
+      link(byId, id, other);
       applied = true;
     }
     if (applied) updated.push('add_blocks');
   }
   if (input.add_blocked_by) {
     let applied = false;
-    for (const other of input.add_blocked_by) {
-      if (task.blockedBy.includes(other) || !exists(other) || completing) continue;
-      if (!isValidEdge(tasks, other, id)) continue;
-      link(tasks, other, id);
+    for (const other of new Set(input.add_blocked_by)) {
+      if (task.blockedBy.includes(other) || !byId.has(other) || completing) continue;
+      if (!isValidEdge(byId, other, id)) continue;
+      link(byId, other, id);
       applied = true;
     }
     if (applied) updated.push('add_blocked_by');
