@@ -38,9 +38,11 @@ export interface ReplyOptions<S = unknown> {
    */
   replyId?: string;
   /**
-   * Makes the reply durable where side effects happen. Awaited after a tool call is marked started in the
-   * state and before a tool that is not `idempotent` runs — when it throws, the tool does not run and the
-   * reply ends with an error; started again (not awaited) once such a tool's result is recorded.
+   * Makes the reply durable where side effects happen. Started (not awaited) once a new reply has accepted
+   * its input, so the input outlives a process that dies during the first model call. Awaited after a tool
+   * call is marked started in the state and before a tool that is not `idempotent` runs — when it throws,
+   * the tool does not run and the reply ends with an error; started again (not awaited) once such a tool's
+   * result is recorded.
    * `runSession` passes one that saves the state under the session's lease. The state is the live one:
    * serialise it before returning control (the store contract does).
    */

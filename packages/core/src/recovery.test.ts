@@ -29,6 +29,8 @@ function sideEffect(runs: number[], during?: (state: AgentState) => void, idempo
 }
 
 const snapshot = (state: AgentState) => JSON.parse(JSON.stringify(state)) as AgentState;
+/** The state of the first checkpoint taken inside the tool round (the one before it is the accepted input). */
+const inToolRound = (state: AgentState) => findReplyMsg(state)!.content.some((b) => b.type === 'tool_result');
 const silent = { warn() {}, error() {} };
 
 async function collect(agent: Agent, input: Parameters<Agent['replyStream']>[0]) {
@@ -55,20 +57,22 @@ describe('checkpoints', () => {
       },
     });
     expect(msg.finishedReason).toBe('completed');
-    expect(order).toEqual(['save', 'run', 'save']);
-    const before = findReplyMsg(saved[0]!)!;
+    // The accepted input, then before the tool (awaited) and after it.
+    expect(order).toEqual(['save', 'save', 'run', 'save']);
+    expect(findReplyMsg(saved[0]!)!.content).toEqual([]);
+    const before = findReplyMsg(saved[1]!)!;
     const started = before.content.find((b): b is ToolResultBlock => b.type === 'tool_result');
     expect(started).toMatchObject({ id: 'c1', state: 'running', output: [] });
-    const after = findReplyMsg(saved[1]!)!;
+    const after = findReplyMsg(saved[2]!)!;
     expect(after.content.find((b) => b.type === 'tool_result')).toMatchObject({ state: 'success' });
   });
 
-  it('are not taken for idempotent tools', async () => {
+  it('are not taken for idempotent tools (only the accepted input is saved)', async () => {
     let saves = 0;
     const model = new ScriptedModel([[toolCallChunk('lookup', { n: 1 })], textChunks('done')]);
     const agent = new Agent({ name: 'a', model, tools: [sideEffect([], undefined, true)] });
     await agent.reply('go', { checkpoint: async () => void saves++ });
-    expect(saves).toBe(0);
+    expect(saves).toBe(1);
   });
 
   it('keep a tool from running when the save before it fails; the reply ends with an error', async () => {
@@ -115,7 +119,7 @@ describe('a reply whose process stopped', () => {
     // The checkpoint before the tool is the last thing that reaches the store: the process then dies.
     await first.reply('go', {
       checkpoint: async (state) => {
-        crashState ??= snapshot(state);
+        if (!crashState && inToolRound(state)) crashState = snapshot(state);
       },
     });
     expect(runs).toEqual([1]);
@@ -153,7 +157,7 @@ describe('a reply whose process stopped', () => {
     const tool = sideEffect(
       runs,
       (state) => {
-        crashState ??= snapshot(state); // dies inside the tool: its result is running
+        if (!crashState && inToolRound(state)) crashState = snapshot(state); // dies inside the tool: its result is running
       },
       true,
     );
@@ -187,7 +191,7 @@ describe('a reply whose process stopped', () => {
       model: new ScriptedModel([[toolCallChunk('deploy', { n: 1 }, 'c1')], textChunks('x')]),
       tools: [sideEffect(runs)],
     });
-    await first.reply('go', { checkpoint: async (s) => void (crashState ??= snapshot(s)) });
+    await first.reply('go', { checkpoint: async (s) => void (!crashState && inToolRound(s) && (crashState = snapshot(s))) });
     const stoppedId = crashState!.reply!.id;
     const second = new Agent({
       name: 'a',
@@ -214,7 +218,7 @@ describe('a reply whose process stopped', () => {
       model: new ScriptedModel([[toolCallChunk('deploy', { n: 1 })], textChunks('x')]),
       tools: [sideEffect([])],
     });
-    await first.reply('go', { checkpoint: async (s) => void (crashState ??= snapshot(s)) });
+    await first.reply('go', { checkpoint: async (s) => void (!crashState && inToolRound(s) && (crashState = snapshot(s))) });
     const second = new Agent({ name: 'a', model: new ScriptedModel([]), tools: [], state: crashState });
     const msg = await second.reply(userInterrupt());
     expect(msg.finishedReason).toBe('interrupted');

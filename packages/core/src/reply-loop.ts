@@ -112,6 +112,8 @@ export class ReplyRun extends ReplyScope {
         role: 'assistant',
         createdAt: this.msg.createdAt,
       });
+      // The input is accepted: make it durable while the model works (a process dying now loses nothing).
+      this.checkpointer?.saveSoon();
     }
 
     try {

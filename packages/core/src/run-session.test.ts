@@ -61,8 +61,8 @@ describe('runSession', () => {
     expect(getText(message)).toBe('Deployed.');
     expect(runs).toEqual(['billing']);
     expect(record.metadata).toEqual({ title: 'ops' });
-    // Created, then a checkpoint before and after the tool, then the final save.
-    expect(record.version).toBe(4);
+    // Created, the accepted input, a checkpoint before and after the tool, then the final save.
+    expect(record.version).toBe(5);
     expect((await store.getSession('u', 'ops', 's1'))?.state).toEqual(record.state);
     expect(await store.getLease('u', 'ops', 's1')).toBeNull();
     expect(events[0]?.type).toBe('REPLY_START');
@@ -203,6 +203,33 @@ describe('runSession', () => {
 });
 
 describe('runSession with suspendSignal', () => {
+  it('saves the accepted input before the first model call answers: a process killed then loses nothing', async () => {
+    const store = new InMemorySessionStore();
+    const stop = new AbortController();
+    const running = runSession({
+      store,
+      session,
+      agent: (state) =>
+        new Agent({
+          name: 'ops',
+          // The model takes long enough for the process to die during its first call.
+          model: new ScriptedModel([{ chunks: textChunks('Hello.'), delayMs: 60_000 }]),
+          state,
+        }),
+      input: 'Remember this.',
+      signal: stop.signal,
+    });
+    await sleep(50);
+    const saved = await store.getSession('u', 'ops', 's1');
+    expect(saved?.state.context.map((m) => [m.role, getText(m)])).toEqual([
+      ['user', 'Remember this.'],
+      ['assistant', null],
+    ]);
+    expect(saved?.state.context[1]!.finishedReason).toBeNull(); // unfinished: the next run continues it
+    stop.abort();
+    await running.catch(() => {});
+  });
+
   it('stops at a safe point, saves the reply unfinished, and a later run continues it', async () => {
     const store = new InMemorySessionStore();
     const runs: string[] = [];
