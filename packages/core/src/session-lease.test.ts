@@ -50,6 +50,27 @@ describe('SessionLease', () => {
     expect(lease.signal.reason).toMatchObject({ code: 'LEASE_LOST' });
   });
 
+  it('is lost when it ends while a renewal hangs (a frozen store), not only once the renewal gives up', async () => {
+    const store = new InMemorySessionStore();
+    const frozen: SessionStore = Object.create(store);
+    // A store that accepts the call and never answers (a SIGSTOPped server, a hung disk).
+    frozen.renewLease = () => new Promise(() => {});
+    const lease = await SessionLease.acquire(frozen, key, { ttlMs: 150 });
+    await sleep(250);
+    // The lease ended 150 ms after it was asked for: nothing may be done under it any more.
+    expect(lease.held).toBe(false);
+    expect(lease.signal.aborted).toBe(true);
+    expect(lease.signal.reason).toMatchObject({ code: 'LEASE_LOST', token: lease.token });
+  });
+
+  it('is lost at its end without autoRenew too', async () => {
+    const store = new InMemorySessionStore();
+    const lease = await SessionLease.acquire(store, key, { ttlMs: 120, autoRenew: false });
+    await sleep(200);
+    expect(lease.signal.aborted).toBe(true);
+    await expect(lease.renew()).rejects.toMatchObject({ code: 'LEASE_LOST' });
+  });
+
   it('waits for a busy session with waitMs, and fails with SessionBusyError without it', async () => {
     const store = new InMemorySessionStore();
     const first = await SessionLease.acquire(store, key);

@@ -1,4 +1,4 @@
-import { AgentkitError, StoreConnectionError } from '@agentkit/core';
+import { AgentkitError, LeaseLostError, SessionLease, StoreConnectionError } from '@agentkit/core';
 import { pausedStateFixture } from '@agentkit/core/testing';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -134,6 +134,28 @@ describe('RedisStorage against a frozen server', () => {
     } finally {
       client.disconnect();
     }
+  }, 30_000);
+
+  it('a SessionLease whose renewal hangs on the frozen server is lost when it ends, not when the call times out', async () => {
+    // The default command timeout (5 s) is longer than the lease: the renewal sent at a third of the ttl
+    // is still waiting when the lease ends, and nothing may run under the lease after that.
+    const store = open({ commandTimeoutMs: 5_000 });
+    const lease = await SessionLease.acquire(
+      store,
+      { userId: 'u', agentId: 'a', sessionId: 'lease' },
+      { ttlMs: 600 },
+    );
+    server.freeze();
+    const started = Date.now();
+    await new Promise<void>((resolve) => lease.signal.addEventListener('abort', () => resolve()));
+    expect(Date.now() - started).toBeLessThan(600 + 300);
+    expect(lease.signal.reason).toBeInstanceOf(LeaseLostError);
+    expect(lease.held).toBe(false);
+    server.thaw();
+    // Once thawed, another holder gets the session; the first one's late renewal changed nothing.
+    const next = await retryUntil(() => store.acquireLease('u', 'a', 'lease', { ttlMs: 5_000 }), 15_000);
+    expect(next.token).toBeGreaterThan(lease.token);
+    expect(await store.releaseLease('u', 'a', 'lease', next.token)).toBe(true);
   }, 30_000);
 
   it('close() returns within about a second while the server is frozen', async () => {
