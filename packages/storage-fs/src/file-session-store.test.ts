@@ -225,6 +225,9 @@ describe('FileSessionStore corrupt records', () => {
     // Even a directory where the current version belongs: unreadable, yet deletable.
     await mkdir(slotPath(store.sessionDirectory(key), 9));
     await expectDataError(store.getSession('u', 'a', 's'), /EISDIR/);
+    // Its lease cannot fence it (no hard link of a directory): a StoreDataError, and no lease is left held.
+    await expectDataError(store.acquireLease('u', 'a', 's'), /version 0000000000000009.json is a directory/);
+    expect(await store.getLease('u', 'a', 's')).toBeNull();
     expect(await store.deleteSession('u', 'a', 's')).toBe(true);
     expect(await store.getSession('u', 'a', 's')).toBeNull();
   });
@@ -318,6 +321,38 @@ describe('FileSessionStore corrupt records', () => {
     } while (cursor !== null);
     expect(seen.sort()).toEqual(['bad-state', 'good1', 'good2', 'good3']);
     expect(skippedSeen.sort()).toEqual(Object.keys(skipped).sort());
+  });
+
+  it('a current version that cannot be opened (a dangling link) is a StoreDataError, skipped by a listing', async () => {
+    await store.upsertSession('u', 'a', 'good');
+    const dir = join(agentDir(), fileSegment('dangling'));
+    await mkdir(dir, { recursive: true });
+    await symlink(join(dir, 'nowhere.json'), slotPath(dir, 1));
+    // Not "kept vanishing while being read" (a StoreConnectionError, worth retrying): it never comes back.
+    await expectDataError(store.getSession('u', 'a', 'dangling'), /cannot be opened/, 'dangling');
+    await expectDataError(store.upsertSession('u', 'a', 'dangling'), /cannot be opened/, 'dangling');
+    const page = await store.listSessions('u', 'a');
+    expect(page.sessions.map((s) => s.sessionId)).toEqual(['good']);
+    expect(page.skipped).toEqual([
+      { sessionId: 'dangling', reason: expect.stringMatching(/cannot be opened/) },
+    ]);
+    // A lease still fences it (a link of the link), and it can be deleted.
+    const lease = await store.acquireLease('u', 'a', 'dangling');
+    await expectDataError(store.getSession('u', 'a', 'dangling'), /cannot be opened/, 'dangling');
+    expect(await store.deleteSession('u', 'a', 'dangling', { leaseToken: lease.token })).toBe(true);
+    expect(await store.getSession('u', 'a', 'dangling')).toBeNull();
+  });
+
+  it('a file named like a version beyond any version the store can reach is not taken for the current one', async () => {
+    await store.upsertSession('u', 'a', 's', { metadata: { n: 1 } });
+    const dir = store.sessionDirectory(key);
+    // 16 digits, but more than Number.MAX_SAFE_INTEGER: it reads back as another number.
+    await writeFile(join(dir, '9999999999999999.json'), 'garbage');
+    expect((await store.getSession('u', 'a', 's'))?.metadata).toEqual({ n: 1 });
+    expect((await store.upsertSession('u', 'a', 's', { metadata: { n: 2 } })).version).toBe(2);
+    const lease = await store.acquireLease('u', 'a', 's');
+    expect(await store.releaseLease('u', 'a', 's', lease.token)).toBe(true);
+    expect((await store.listSessions('u', 'a')).sessions.map((s) => s.metadata)).toEqual([{ n: 2 }]);
   });
 
   it('a damaged lease file counts as no lease; tokens still only grow', async () => {

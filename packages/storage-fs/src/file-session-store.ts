@@ -1,6 +1,6 @@
 import { constants } from 'node:buffer';
-import { readdir, stat, unlink } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { lstat, readdir, stat, unlink } from 'node:fs/promises';
+import { basename, join, resolve } from 'node:path';
 import {
   type AgentState,
   AgentkitError,
@@ -415,6 +415,7 @@ export class FileSessionStore implements SessionStore {
     paths: SessionPaths,
     reading: Reading,
   ): Promise<{ head: Head | null; value: SessionRecord | SessionSummary | string | true | null }> {
+    let missing: string | undefined;
     for (let attempt = 0; attempt < MAX_VANISHED; attempt++) {
       const head = await this.head(paths);
       if (!head) return { head, value: null };
@@ -422,6 +423,15 @@ export class FileSessionStore implements SessionStore {
         return { head, value: await this.read(key, head.path, reading) };
       } catch (error) {
         if (errno(error) !== 'ENOENT') throw error;
+        // The current version is never removed while it is current: named twice in a row and not there
+        // either time, it is a link to nowhere, not a version collected under a reader. Deletable.
+        if (head.path !== missing) missing = head.path;
+        else if (reading === 'existence') return { head, value: true };
+        else
+          throw new StoreDataError(
+            key,
+            `its current version ${basename(head.path)} cannot be opened (a link to nothing).`,
+          );
       }
     }
     throw new StoreConnectionError(
@@ -547,6 +557,7 @@ export class FileSessionStore implements SessionStore {
     key: SessionKey,
     paths: SessionPaths,
   ): Promise<{ slot: number; lease: StoredLease | null }> {
+    let missing: number | undefined;
     for (let attempt = 0; attempt < MAX_VANISHED; attempt++) {
       const head = await readHead(paths.leaseDir);
       if (!head) return { slot: NO_SLOT, lease: null };
@@ -556,6 +567,9 @@ export class FileSessionStore implements SessionStore {
       } catch (error) {
         if (error instanceof StoreDataError) return { slot: head.slot, lease: null }; // not a lease
         if (errno(error) !== 'ENOENT') throw error;
+        // Current twice in a row and not there: a link to nothing, which counts as no lease.
+        if (head.slot === missing) return { slot: head.slot, lease: null };
+        missing = head.slot;
       }
     }
     throw new StoreConnectionError(
@@ -596,7 +610,14 @@ export class FileSessionStore implements SessionStore {
     await this.retry(key, undefined, async () => {
       const head = await this.head(paths);
       const content = head ? { linkFrom: head.path } : { text: TOMBSTONE };
-      const slot = await appendSlot(paths.sessionDir, head?.slot ?? NO_SLOT, content);
+      const slot = await appendSlot(paths.sessionDir, head?.slot ?? NO_SLOT, content).catch(
+        async (error: unknown) => {
+          // `link` refuses a directory (EPERM): one where the current version belongs is a corrupt session.
+          if (head && errno(error) === 'EPERM' && (await lstat(head.path).catch(() => null))?.isDirectory())
+            throw new StoreDataError(key, `its current version ${basename(head.path)} is a directory.`);
+          throw error;
+        },
+      );
       if (slot === null) return undefined;
       await this.collect(paths, slot, head);
       return true;
