@@ -114,7 +114,7 @@ describe('FileSessionStore layout', () => {
     expect((await stat(join(dir, '0000000000000002.json'))).ino).toBe(before.ino);
     expect((await store.getSession('u', 'a', 's'))?.version).toBe(1); // same record, only the slot moved
     const lease = await readdir(`${dir}.lease`);
-    expect(lease).toEqual([`${String(token).padStart(16, '0')}.json`]);
+    expect(lease).toEqual(['0000000000000001.json']);
     expect(JSON.parse(await readFile(join(`${dir}.lease`, lease[0]!), 'utf8'))).toMatchObject({
       token,
       pid: process.pid,
@@ -355,12 +355,22 @@ describe('FileSessionStore corrupt records', () => {
     expect((await store.listSessions('u', 'a')).sessions.map((s) => s.metadata)).toEqual([{ n: 2 }]);
   });
 
+  it('a lease directory deleted under a holder does not let tokens start over: the stale holder writes nothing', async () => {
+    await store.upsertSession('u', 'a', 's', { metadata: { n: 1 } });
+    const stale = await store.acquireLease('u', 'a', 's');
+    await rm(`${store.sessionDirectory(key)}.lease`, { recursive: true, force: true });
+    const next = await store.acquireLease('u', 'a', 's');
+    expect(next.token).toBeGreaterThan(stale.token);
+    await expect(
+      store.upsertSession('u', 'a', 's', { metadata: { n: 'stale' }, leaseToken: stale.token }),
+    ).rejects.toMatchObject({ code: 'LEASE_LOST' });
+    expect((await store.upsertSession('u', 'a', 's', { leaseToken: next.token })).metadata).toEqual({ n: 1 });
+  });
+
   it('a damaged lease file counts as no lease; tokens still only grow', async () => {
     const first = await store.acquireLease('u', 'a', 's');
-    const leaseFile = join(
-      `${store.sessionDirectory(key)}.lease`,
-      `${String(first.token).padStart(16, '0')}.json`,
-    );
+    const leaseDir = `${store.sessionDirectory(key)}.lease`;
+    const leaseFile = join(leaseDir, (await readdir(leaseDir))[0]!);
     await writeFile(leaseFile, 'garbage');
     expect(await store.getLease('u', 'a', 's')).toBeNull();
     const second = await store.acquireLease('u', 'a', 's');

@@ -313,7 +313,10 @@ export class FileSessionStore implements SessionStore {
         const { slot, lease } = await this.readLease(key, paths);
         const now = Date.now();
         if (lease && leaseLive(lease, now)) throw new SessionBusyError(key, lease.owner, lease.expiresAt);
-        const grant = { token: slot + 1, owner, expiresAt: now + ttlMs };
+        // Larger than every token granted before, even when the lease directory (with the last token) was
+        // removed or its file damaged: tokens grow at most one per grant, far slower than the clock in ms.
+        const token = Math.max(slot + 1, (lease?.token ?? 0) + 1, now);
+        const grant = { token, owner, expiresAt: now + ttlMs };
         const text = formatLease({ ...grant, released: false, ...SELF, grantedAt: now });
         const taken = await appendSlot(paths.leaseDir, slot, { text }, { signal });
         if (taken === null) return undefined;
