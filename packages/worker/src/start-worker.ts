@@ -14,7 +14,7 @@ import { DelayedError, Job, Queue, UnrecoverableError, WaitingError, Worker } fr
 import { isStaleEntry } from './job-ids';
 import { DEFAULT_QUEUE_NAME } from './queue-runner';
 import { closeClient } from '@agentkit/storage-redis/connection';
-import { bullConnection, ownClient } from './redis-connection';
+import { bullConnection, closeOrDisconnect, ownClient } from './redis-connection';
 import {
   type Attempt,
   answersAwaiting,
@@ -375,18 +375,22 @@ export function startWorker(options: StartWorkerOptions): ReplyWorker {
       for (const run of runs.values()) run.suspend.abort();
       const closed = worker.close();
       const timedOut = await Promise.race([
-        closed.then(() => false),
+        closed.then(
+          () => false,
+          () => false,
+        ),
         new Promise<boolean>((resolve) => setTimeout(() => resolve(true), shutdownTimeoutMs).unref()),
       ]);
       if (timedOut) {
         logger.warn(
           `@agentkit/worker: ${runs.size} replies did not reach a safe point within ${shutdownTimeoutMs} ms; other workers take them over.`,
         );
-        await worker.close(true).catch(() => {});
+        // A Redis that does not answer (frozen) would keep even a forced close waiting: then disconnect.
+        await closeOrDisconnect({ close: () => worker.close(true), disconnect: () => worker.disconnect() });
       }
       clearInterval(tick);
       unsubscribe();
-      await Promise.allSettled([queue.close(), closeClient(redis)]);
+      await Promise.allSettled([closeOrDisconnect(queue), closeClient(redis)]);
     })());
 
   if (options.handleSignals)
