@@ -100,6 +100,11 @@ export function startWorker(options: StartWorkerOptions): ReplyWorker {
   };
   const concurrency = positive('concurrency', 8);
   const leaseTtlMs = positive('leaseTtlMs', 5000);
+  // What every store accepts (core's checkLeaseOptions): else every job would fail at its first lease.
+  if (!Number.isInteger(leaseTtlMs) || leaseTtlMs < 100 || leaseTtlMs > 86_400_000)
+    throw new ConfigError(`leaseTtlMs must be an integer from 100 to 86400000 (a day), got ${leaseTtlMs}.`, {
+      field: 'leaseTtlMs',
+    });
   const lockDuration = positive('lockDurationMs', 5000);
   const stalledInterval = positive('stalledIntervalMs', 2500);
   const maxStalledCount = positive('maxStalledCount', 10);
