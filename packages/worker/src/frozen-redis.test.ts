@@ -1,4 +1,6 @@
+import { replayEvents } from '@agentkit/core';
 import { RedisEventLog } from '@agentkit/server/redis';
+import { agentEvents } from '@agentkit/server/testing';
 import { RedisStorage } from '@agentkit/storage-redis';
 import { deleteByPrefix, REDIS_URL, startRedisServer, uniquePrefix } from '@agentkit/test-redis';
 import { Redis } from 'ioredis';
@@ -65,6 +67,9 @@ describe('workers whose Redis freezes (SIGSTOP) and thaws', () => {
         const record = await store.getSession('u', 'ops', sessionId);
         const reply = record!.state.context.at(-1)!;
         expect(reply.finishedReason).toBe('completed');
+        // A client that reduces the session's log ends with exactly the stored message.
+        const log = await eventLog.read(session, null, 10_000);
+        expect(replayEvents(agentEvents(log)), sessionId).toEqual(reply);
       }
       const execs = await book.keys(`${keys.book}:exec:*`);
       for (const k of execs) expect(Number(await book.get(k)), k).toBe(1);
