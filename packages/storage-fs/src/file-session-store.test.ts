@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, open, readFile, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
@@ -342,6 +342,21 @@ describe('FileSessionStore corrupt records', () => {
     expect(await store.deleteSession('u', 'a', 'dangling', { leaseToken: lease.token })).toBe(true);
     expect(await store.getSession('u', 'a', 'dangling')).toBeNull();
   });
+
+  it('a FIFO where a version belongs is a StoreDataError at once (opening it would wait for a writer forever)', async () => {
+    await store.upsertSession('u', 'a', 'good');
+    await store.upsertSession('u', 'a', 'fifo');
+    const dir = join(agentDir(), fileSegment('fifo'));
+    await rm(slotPath(dir, 1));
+    execFileSync('mkfifo', [slotPath(dir, 1)]);
+    const page = await store.listSessions('u', 'a');
+    expect(page.sessions.map((s) => s.sessionId)).toEqual(['good']);
+    expect(page.skipped).toEqual([
+      { sessionId: 'fifo', reason: expect.stringMatching(/not a regular file/) },
+    ]);
+    await expectDataError(store.getSession('u', 'a', 'fifo'), /not a regular file/, 'fifo');
+    expect(await store.deleteSession('u', 'a', 'fifo')).toBe(true);
+  }, 10_000);
 
   it('a file named like a version beyond any version the store can reach is not taken for the current one', async () => {
     await store.upsertSession('u', 'a', 's', { metadata: { n: 1 } });
