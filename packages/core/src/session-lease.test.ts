@@ -63,6 +63,21 @@ describe('SessionLease', () => {
     expect(lease.signal.reason).toMatchObject({ code: 'LEASE_LOST', token: lease.token });
   });
 
+  it('ends on the store a renewal whose answer came after the lease ended here', async () => {
+    const store = new InMemorySessionStore();
+    const late: SessionStore = Object.create(store);
+    // The renewal reaches the store at once; its answer takes longer than the rest of the lease.
+    late.renewLease = async (...args) => {
+      const grant = await store.renewLease(...args);
+      await sleep(500);
+      return grant;
+    };
+    const lease = await SessionLease.acquire(late, key, { ttlMs: 600 });
+    await sleep(720); // renewed at 200 (until 800 on the store), lost here at 600, answered at 700
+    expect(lease.signal.aborted).toBe(true);
+    expect(await store.getLease('u', 'a', 's')).toBeNull();
+  });
+
   it('is lost at its end without autoRenew too', async () => {
     const store = new InMemorySessionStore();
     const lease = await SessionLease.acquire(store, key, { ttlMs: 120, autoRenew: false });

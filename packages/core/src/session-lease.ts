@@ -150,7 +150,13 @@ export class SessionLease implements AsyncDisposable {
       const grant = await this.store.renewLease(userId, agentId, sessionId, this.token, {
         ttlMs: this.ttlMs,
       });
-      if (this.state !== 'held') return;
+      if (this.state !== 'held') {
+        // Renewed on the store after it ended here (the answer came late): nobody uses it, so end it there
+        // too, or the next holder waits out a whole ttl for nothing.
+        if (this.state === 'lost')
+          this.store.releaseLease(userId, agentId, sessionId, this.token).catch(() => {});
+        return;
+      }
       this.expires = grant.expiresAt;
       this.grantedAt = askedAt;
       this.watchEnd();
