@@ -393,6 +393,20 @@ describe('FileSessionStore corrupt records', () => {
     await expect(store.upsertSession('u', 'a', 's', { leaseToken: first.token })).rejects.toMatchObject({
       code: 'LEASE_LOST',
     });
+    // Damaged otherwise: a directory, a symlink loop or a FIFO where the lease version belongs.
+    for (const damage of ['dir', 'loop', 'fifo'] as const) {
+      const current = join(leaseDir, (await readdir(leaseDir)).sort().at(-1)!);
+      await rm(current);
+      if (damage === 'dir') await mkdir(current);
+      else if (damage === 'loop') await symlink(current, current);
+      else execFileSync('mkfifo', [current]);
+      expect(await store.getLease('u', 'a', 's'), damage).toBeNull();
+      const next = await store.acquireLease('u', 'a', 's');
+      expect(
+        (await store.upsertSession('u', 'a', 's', { leaseToken: next.token })).version,
+        damage,
+      ).toBeGreaterThan(0);
+    }
   });
 });
 

@@ -568,7 +568,9 @@ export class FileSessionStore implements SessionStore {
         const text = await readWholeFile(head.path, MAX_LEASE_BYTES, key);
         return { slot: head.slot, lease: parseLease(text) };
       } catch (error) {
-        if (error instanceof StoreDataError) return { slot: head.slot, lease: null }; // not a lease
+        // Not a lease (too large, a FIFO, a directory, a symlink loop): counts as none.
+        if (error instanceof StoreDataError || errno(error) === 'EISDIR' || errno(error) === 'ELOOP')
+          return { slot: head.slot, lease: null };
         if (errno(error) !== 'ENOENT') throw error;
         // Current twice in a row and not there: a link to nothing, which counts as no lease.
         if (head.slot === missing) return { slot: head.slot, lease: null };
