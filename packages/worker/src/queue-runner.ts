@@ -191,6 +191,7 @@ export class QueueRunner implements ReplyRunner {
    * running reply ends within milliseconds). `false` when the session has no job.
    */
   async interrupt(session: SessionKey): Promise<boolean> {
+    session = checkSessionKey(session?.userId, session?.agentId, session?.sessionId);
     const head = await this.call(() => this.lines.interrupt(session));
     await this.options.eventLog.publishInterrupt(session);
     return head !== null;
