@@ -2,6 +2,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { StoreConnectionError } from '@agentkit/core';
 import { InMemoryEventLog } from '@agentkit/server';
 import { InMemorySessionStore } from '@agentkit/core';
+import { startRedisServer } from '@agentkit/test-redis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { QueueRunner } from './queue-runner';
 import { startWorker } from './start-worker';
@@ -80,5 +81,29 @@ describe('a QueueRunner whose Redis accepts connections and never answers', () =
     expect(Date.now() - closing).toBeLessThan(500 + 5000);
     await new Promise((r) => setTimeout(r, 200));
     expect(unhandled).toEqual([]);
+  }, 30_000);
+
+  it('a start that timed out on a frozen Redis leaves no place in line behind once Redis runs it', async () => {
+    const server = await startRedisServer();
+    cleanups.push(() => server.dispose());
+    const url = `redis://127.0.0.1:${server.port}`;
+    const runner = new QueueRunner({
+      connection: { url },
+      store: new InMemorySessionStore(),
+      eventLog: new InMemoryEventLog(),
+      commandTimeoutMs: 300,
+    });
+    cleanups.push(async () => {
+      server.thaw();
+      await runner.close();
+    });
+    const session = { userId: 'u', agentId: 'a', sessionId: 's' };
+    await runner.start({ session: { ...session, sessionId: 'warm' }, input: 'Hi' }); // connected
+    server.freeze();
+    await expect(runner.start({ session, input: 'Hi' })).rejects.toBeInstanceOf(StoreConnectionError);
+    server.thaw();
+    // Not SESSION_BUSY for the 30 s an orphaned place takes to be cleared: the place was given back.
+    await new Promise((r) => setTimeout(r, 200));
+    expect((await runner.start({ session, input: 'Hi' })).runId).toEqual(expect.any(String));
   }, 30_000);
 });

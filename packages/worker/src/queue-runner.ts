@@ -147,7 +147,13 @@ export class QueueRunner implements ReplyRunner {
       this.reserve(session, jobId),
       eventLog.lastId(session),
     ]);
-    if (reserved.status === 'rejected') throw reserved.reason;
+    if (reserved.status === 'rejected') {
+      // Timed out, it may still take the place when Redis answers: give it back (sent after it on the
+      // same connection), or the session's line stays held by a job that never comes for 30 s.
+      if (!AgentkitError.isInstance(reserved.reason) || reserved.reason.code === 'STORE_CONNECTION')
+        this.call(() => this.lines.leave(session, jobId)).catch(() => {});
+      throw reserved.reason;
+    }
     const place = reserved.value;
     try {
       if (last.status === 'rejected') throw last.reason;
