@@ -115,4 +115,28 @@ describe('hostile jobs put straight onto the queue', () => {
       process.off('unhandledRejection', onUnhandled);
     }
   }, 120_000);
+
+  it('a well-formed job with no place in its session line (not enqueued by a QueueRunner) fails and runs nothing', async () => {
+    const w = await world('lineless-jobs');
+    await w.addWorker();
+    const queue = w.server.runner.queue;
+    const sessions = [s('..'), s('../../etc/passwd'), s('a\u0000b'), s('p', '__proto__'), s('plain')];
+    const jobs = await Promise.all(
+      sessions.map((session, i) =>
+        queue.add('reply', { session, replyId: `r${i}`, seq: 1, input: 'Deploy.' } as never, {
+          jobId: `${Date.now()}-lineless-${i}`,
+          attempts: 1,
+        }),
+      ),
+    );
+    for (const [i, job] of jobs.entries()) {
+      await expect(job.waitUntilFinished(w.server.runner.events), String(i)).rejects.toThrow(
+        /Not in its session's line/,
+      );
+      expect(await w.shared.eventLog.read(sessions[i]!, null, 10)).toEqual([]);
+      expect(await w.shared.store.getSession(sessions[i]!.userId, 'ops', sessions[i]!.sessionId)).toBeNull();
+    }
+    const { body } = await post(w.user, 'after', { input: 'Deploy.' });
+    expect(await runEnd(w, 'after', body.runId!)).toMatchObject({ status: 'ended' });
+  }, 60_000);
 });

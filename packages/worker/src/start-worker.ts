@@ -31,7 +31,10 @@ import type { StartWorkerOptions } from './start-worker-options';
 
 /** What a job's processor returns: how the job ended (BullMQ keeps it as the job's return value). */
 export interface ReplyJobResult {
-  /** The run's status, or `over` for a job whose run had ended before this worker took it. */
+  /**
+   * The run's status, or `over` for a job whose run had ended before this worker took it. (A job that
+   * never had a place in its session's line fails, nothing run.)
+   */
   status: 'ended' | 'paused' | 'failed' | 'over';
   /** The reply the job ended with. */
   replyId: string | null;
@@ -168,7 +171,15 @@ export function startWorker(options: StartWorkerOptions): ReplyWorker {
       // `return await`: a parked job's DelayedError must reach the catch below before the `finally` awaits,
       // or Node reports it as an unhandled rejection while the `finally` runs.
       const place = await lines.place(session, job.id!);
-      if (place.place === 'gone') return { status: 'over', replyId: null, retries: 0 };
+      if (place.place === 'gone') {
+        // A run of this job is over (delivered again after its worker died), or the job never had a
+        // place: put onto the queue by something other than a QueueRunner, or its enqueue failed.
+        const history = await runHistory(eventLog, session, job.id!);
+        if (history.started || history.ended) return { status: 'over', replyId: null, retries: 0 };
+        throw new UnrecoverableError(
+          `Not in its session's line: job ${job.id} was not enqueued by a QueueRunner (or its enqueue failed); nothing ran.`,
+        );
+      }
       if (place.place === 'behind') {
         if (place.head && (await isStaleEntry(queue, place.head))) {
           await lines.dropHead(session, place.head);
