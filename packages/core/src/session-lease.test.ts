@@ -50,6 +50,42 @@ describe('SessionLease', () => {
     expect(lease.signal.reason).toMatchObject({ code: 'LEASE_LOST' });
   });
 
+  it('is lost when it ends while a renewal hangs (a frozen store), not only once the renewal gives up', async () => {
+    const store = new InMemorySessionStore();
+    const frozen: SessionStore = Object.create(store);
+    // A store that accepts the call and never answers (a SIGSTOPped server, a hung disk).
+    frozen.renewLease = () => new Promise(() => {});
+    const lease = await SessionLease.acquire(frozen, key, { ttlMs: 150 });
+    await sleep(250);
+    // The lease ended 150 ms after it was asked for: nothing may be done under it any more.
+    expect(lease.held).toBe(false);
+    expect(lease.signal.aborted).toBe(true);
+    expect(lease.signal.reason).toMatchObject({ code: 'LEASE_LOST', token: lease.token });
+  });
+
+  it('ends on the store a renewal whose answer came after the lease ended here', async () => {
+    const store = new InMemorySessionStore();
+    const late: SessionStore = Object.create(store);
+    // The renewal reaches the store at once; its answer takes longer than the rest of the lease.
+    late.renewLease = async (...args) => {
+      const grant = await store.renewLease(...args);
+      await sleep(500);
+      return grant;
+    };
+    const lease = await SessionLease.acquire(late, key, { ttlMs: 600 });
+    await sleep(720); // renewed at 200 (until 800 on the store), lost here at 600, answered at 700
+    expect(lease.signal.aborted).toBe(true);
+    expect(await store.getLease('u', 'a', 's')).toBeNull();
+  });
+
+  it('is lost at its end without autoRenew too', async () => {
+    const store = new InMemorySessionStore();
+    const lease = await SessionLease.acquire(store, key, { ttlMs: 120, autoRenew: false });
+    await sleep(200);
+    expect(lease.signal.aborted).toBe(true);
+    await expect(lease.renew()).rejects.toMatchObject({ code: 'LEASE_LOST' });
+  });
+
   it('waits for a busy session with waitMs, and fails with SessionBusyError without it', async () => {
     const store = new InMemorySessionStore();
     const first = await SessionLease.acquire(store, key);

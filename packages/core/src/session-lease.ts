@@ -44,6 +44,8 @@ export class SessionLease implements AsyncDisposable {
   /** When the last grant or renewal was asked for, by the holder's clock (the lease ends ttl after it). */
   private grantedAt: number;
   private timer: ReturnType<typeof setTimeout> | undefined;
+  /** Fires when the lease ends by the holder's clock (`grantedAt + ttlMs`) unless a renewal moved it. */
+  private endTimer: ReturnType<typeof setTimeout> | undefined;
   private state: 'held' | 'released' | 'lost' = 'held';
   private renewing: Promise<void> | undefined;
 
@@ -62,6 +64,7 @@ export class SessionLease implements AsyncDisposable {
     this.ttlMs = ttlMs;
     this.grantedAt = grantedAt;
     this.signal = this.controller.signal;
+    this.watchEnd();
     if (autoRenew) this.schedule(ttlMs / 3);
   }
 
@@ -126,6 +129,7 @@ export class SessionLease implements AsyncDisposable {
     if (this.state !== 'held') return;
     this.state = 'released';
     clearTimeout(this.timer);
+    clearTimeout(this.endTimer);
     const { userId, agentId, sessionId } = this.key;
     try {
       await this.store.releaseLease(userId, agentId, sessionId, this.token);
@@ -146,9 +150,16 @@ export class SessionLease implements AsyncDisposable {
       const grant = await this.store.renewLease(userId, agentId, sessionId, this.token, {
         ttlMs: this.ttlMs,
       });
-      if (this.state !== 'held') return;
+      if (this.state !== 'held') {
+        // Renewed on the store after it ended here (the answer came late): nobody uses it, so end it there
+        // too, or the next holder waits out a whole ttl for nothing.
+        if (this.state === 'lost')
+          this.store.releaseLease(userId, agentId, sessionId, this.token).catch(() => {});
+        return;
+      }
       this.expires = grant.expiresAt;
       this.grantedAt = askedAt;
+      this.watchEnd();
     } catch (error) {
       if (AgentkitError.isInstance(error) && error.code === 'LEASE_LOST') this.lose(error as LeaseLostError);
       else if (Date.now() - this.grantedAt >= this.ttlMs)
@@ -172,10 +183,26 @@ export class SessionLease implements AsyncDisposable {
     (this.timer as { unref?: () => void }).unref?.();
   }
 
+  /**
+   * Loses the lease when it ends by this process's clock, whether or not a renewal is still on its way:
+   * a renewal that hangs (a frozen store) must not let work go on under a lease that has ended. Timed
+   * from when the grant or renewal was asked for, so it never ends later than the store's lease; and a
+   * timer, so a process that stalled past it (GC pause, `SIGSTOP`) loses it before its pending I/O runs.
+   */
+  private watchEnd(): void {
+    clearTimeout(this.endTimer);
+    this.endTimer = setTimeout(
+      () => this.lose(new LeaseLostError(this.key, this.token, 'it ended before it could be renewed')),
+      Math.max(0, this.grantedAt + this.ttlMs - Date.now()),
+    );
+    (this.endTimer as { unref?: () => void }).unref?.();
+  }
+
   private lose(error: LeaseLostError): void {
     if (this.state !== 'held') return;
     this.state = 'lost';
     clearTimeout(this.timer);
+    clearTimeout(this.endTimer);
     this.controller.abort(error);
   }
 }

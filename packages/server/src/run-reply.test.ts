@@ -1,6 +1,8 @@
 import {
   Agent,
+  type ChatModel,
   InMemorySessionStore,
+  type ModelChunk,
   SessionLease,
   StoreConnectionError,
   replayEvents,
@@ -46,6 +48,38 @@ describe('runReply', () => {
     expect(events.at(-1)).toMatchObject({ type: 'RUN_END', runId: 'run1', status: 'ended' });
     const saved = (await store.getSession('u', 'a', 's'))!.state.context.at(-1);
     expect(replayEvents(events.slice(2, -1) as never)).toEqual(saved);
+  });
+
+  it('logs none of what the reply does after its lease is lost (the session is another process’s then)', async () => {
+    const store = new InMemorySessionStore();
+    const log = new InMemoryEventLog();
+    // A lease nobody renews (a process stalled past it): it ends after 150 ms, mid-reply.
+    const lease = await SessionLease.acquire(store, session, { ttlMs: 150, autoRenew: false });
+    const slow: ChatModel = {
+      name: 'slow',
+      contextSize: 100_000,
+      async *stream(request): AsyncIterable<ModelChunk> {
+        for (let i = 0; i < 40; i++) {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          if (request.signal.aborted) throw request.signal.reason;
+          yield { type: 'text', delta: `w${i} ` };
+        }
+      },
+    };
+    const run = runReply({
+      store,
+      log,
+      agent: ({ state }) => new Agent({ name: 'a', model: slow, state }),
+      request: { session, input: 'Hi', replyId: 'r1' },
+      runId: 'run1',
+      lease,
+    });
+    const outcome = await run.done;
+    expect(outcome).toMatchObject({ status: 'failed', error: { code: 'LEASE_LOST' } });
+    const events = (await log.read(session, null, 1000)).map((e) => e.event);
+    // The reply ended interrupted in this process, but a takeover owns the session: no REPLY_END here.
+    expect(events.filter((e) => e.type === 'REPLY_END')).toEqual([]);
+    expect(events.at(-1)).toMatchObject({ type: 'RUN_END', status: 'failed' });
   });
 
   it('rejects `accepted` for refused input and logs nothing, unless logRefusal', async () => {

@@ -97,7 +97,13 @@ export interface ReplyRun {
 export function runReply(options: RunReplyOptions): ReplyRun {
   const { store, log, request, runId, logger } = options;
   const { session } = request;
-  const batcher = new EventBatcher((events) => log.append(session, events));
+  // Once the lease is lost, the session is another process's: what this reply still does (it ends
+  // interrupted, its save is refused) must not reach the log, where it would follow — and contradict —
+  // the events of the run that took over. The run's markers still go (a `RUN_END` for its followers).
+  const batcher = new EventBatcher((events) => {
+    const kept = options.lease.held ? events : events.filter(isRunMarker);
+    return kept.length > 0 ? log.append(session, kept) : Promise.resolve();
+  });
   let replyId: string | null = request.replyId ?? null;
   let started = false;
   let accepted!: () => void;
@@ -184,4 +190,8 @@ export function runReply(options: RunReplyOptions): ReplyRun {
   const acceptedOrRefused = Promise.race([firstEvent, result.then(() => undefined)]);
   acceptedOrRefused.catch(() => {}); // the caller may only look at `done`
   return { accepted: acceptedOrRefused, done };
+}
+
+function isRunMarker(event: LogEvent): boolean {
+  return event.type === 'RUN_START' || event.type === 'RUN_END';
 }

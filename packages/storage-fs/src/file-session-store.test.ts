@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, open, readFile, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
@@ -114,7 +114,7 @@ describe('FileSessionStore layout', () => {
     expect((await stat(join(dir, '0000000000000002.json'))).ino).toBe(before.ino);
     expect((await store.getSession('u', 'a', 's'))?.version).toBe(1); // same record, only the slot moved
     const lease = await readdir(`${dir}.lease`);
-    expect(lease).toEqual([`${String(token).padStart(16, '0')}.json`]);
+    expect(lease).toEqual(['0000000000000001.json']);
     expect(JSON.parse(await readFile(join(`${dir}.lease`, lease[0]!), 'utf8'))).toMatchObject({
       token,
       pid: process.pid,
@@ -225,6 +225,9 @@ describe('FileSessionStore corrupt records', () => {
     // Even a directory where the current version belongs: unreadable, yet deletable.
     await mkdir(slotPath(store.sessionDirectory(key), 9));
     await expectDataError(store.getSession('u', 'a', 's'), /EISDIR/);
+    // Its lease cannot fence it (no hard link of a directory): a StoreDataError, and no lease is left held.
+    await expectDataError(store.acquireLease('u', 'a', 's'), /version 0000000000000009.json is a directory/);
+    expect(await store.getLease('u', 'a', 's')).toBeNull();
     expect(await store.deleteSession('u', 'a', 's')).toBe(true);
     expect(await store.getSession('u', 'a', 's')).toBeNull();
   });
@@ -320,12 +323,69 @@ describe('FileSessionStore corrupt records', () => {
     expect(skippedSeen.sort()).toEqual(Object.keys(skipped).sort());
   });
 
+  it('a current version that cannot be opened (a dangling link) is a StoreDataError, skipped by a listing', async () => {
+    await store.upsertSession('u', 'a', 'good');
+    const dir = join(agentDir(), fileSegment('dangling'));
+    await mkdir(dir, { recursive: true });
+    await symlink(join(dir, 'nowhere.json'), slotPath(dir, 1));
+    // Not "kept vanishing while being read" (a StoreConnectionError, worth retrying): it never comes back.
+    await expectDataError(store.getSession('u', 'a', 'dangling'), /cannot be opened/, 'dangling');
+    await expectDataError(store.upsertSession('u', 'a', 'dangling'), /cannot be opened/, 'dangling');
+    const page = await store.listSessions('u', 'a');
+    expect(page.sessions.map((s) => s.sessionId)).toEqual(['good']);
+    expect(page.skipped).toEqual([
+      { sessionId: 'dangling', reason: expect.stringMatching(/cannot be opened/) },
+    ]);
+    // A lease still fences it (a link of the link), and it can be deleted.
+    const lease = await store.acquireLease('u', 'a', 'dangling');
+    await expectDataError(store.getSession('u', 'a', 'dangling'), /cannot be opened/, 'dangling');
+    expect(await store.deleteSession('u', 'a', 'dangling', { leaseToken: lease.token })).toBe(true);
+    expect(await store.getSession('u', 'a', 'dangling')).toBeNull();
+  });
+
+  it('a FIFO where a version belongs is a StoreDataError at once (opening it would wait for a writer forever)', async () => {
+    await store.upsertSession('u', 'a', 'good');
+    await store.upsertSession('u', 'a', 'fifo');
+    const dir = join(agentDir(), fileSegment('fifo'));
+    await rm(slotPath(dir, 1));
+    execFileSync('mkfifo', [slotPath(dir, 1)]);
+    const page = await store.listSessions('u', 'a');
+    expect(page.sessions.map((s) => s.sessionId)).toEqual(['good']);
+    expect(page.skipped).toEqual([
+      { sessionId: 'fifo', reason: expect.stringMatching(/not a regular file/) },
+    ]);
+    await expectDataError(store.getSession('u', 'a', 'fifo'), /not a regular file/, 'fifo');
+    expect(await store.deleteSession('u', 'a', 'fifo')).toBe(true);
+  }, 10_000);
+
+  it('a file named like a version beyond any version the store can reach is not taken for the current one', async () => {
+    await store.upsertSession('u', 'a', 's', { metadata: { n: 1 } });
+    const dir = store.sessionDirectory(key);
+    // 16 digits, but more than Number.MAX_SAFE_INTEGER: it reads back as another number.
+    await writeFile(join(dir, '9999999999999999.json'), 'garbage');
+    expect((await store.getSession('u', 'a', 's'))?.metadata).toEqual({ n: 1 });
+    expect((await store.upsertSession('u', 'a', 's', { metadata: { n: 2 } })).version).toBe(2);
+    const lease = await store.acquireLease('u', 'a', 's');
+    expect(await store.releaseLease('u', 'a', 's', lease.token)).toBe(true);
+    expect((await store.listSessions('u', 'a')).sessions.map((s) => s.metadata)).toEqual([{ n: 2 }]);
+  });
+
+  it('a lease directory deleted under a holder does not let tokens start over: the stale holder writes nothing', async () => {
+    await store.upsertSession('u', 'a', 's', { metadata: { n: 1 } });
+    const stale = await store.acquireLease('u', 'a', 's');
+    await rm(`${store.sessionDirectory(key)}.lease`, { recursive: true, force: true });
+    const next = await store.acquireLease('u', 'a', 's');
+    expect(next.token).toBeGreaterThan(stale.token);
+    await expect(
+      store.upsertSession('u', 'a', 's', { metadata: { n: 'stale' }, leaseToken: stale.token }),
+    ).rejects.toMatchObject({ code: 'LEASE_LOST' });
+    expect((await store.upsertSession('u', 'a', 's', { leaseToken: next.token })).metadata).toEqual({ n: 1 });
+  });
+
   it('a damaged lease file counts as no lease; tokens still only grow', async () => {
     const first = await store.acquireLease('u', 'a', 's');
-    const leaseFile = join(
-      `${store.sessionDirectory(key)}.lease`,
-      `${String(first.token).padStart(16, '0')}.json`,
-    );
+    const leaseDir = `${store.sessionDirectory(key)}.lease`;
+    const leaseFile = join(leaseDir, (await readdir(leaseDir))[0]!);
     await writeFile(leaseFile, 'garbage');
     expect(await store.getLease('u', 'a', 's')).toBeNull();
     const second = await store.acquireLease('u', 'a', 's');
@@ -333,6 +393,20 @@ describe('FileSessionStore corrupt records', () => {
     await expect(store.upsertSession('u', 'a', 's', { leaseToken: first.token })).rejects.toMatchObject({
       code: 'LEASE_LOST',
     });
+    // Damaged otherwise: a directory, a symlink loop or a FIFO where the lease version belongs.
+    for (const damage of ['dir', 'loop', 'fifo'] as const) {
+      const current = join(leaseDir, (await readdir(leaseDir)).sort().at(-1)!);
+      await rm(current);
+      if (damage === 'dir') await mkdir(current);
+      else if (damage === 'loop') await symlink(current, current);
+      else execFileSync('mkfifo', [current]);
+      expect(await store.getLease('u', 'a', 's'), damage).toBeNull();
+      const next = await store.acquireLease('u', 'a', 's');
+      expect(
+        (await store.upsertSession('u', 'a', 's', { leaseToken: next.token })).version,
+        damage,
+      ).toBeGreaterThan(0);
+    }
   });
 });
 

@@ -1,6 +1,6 @@
 import { constants } from 'node:buffer';
-import { readdir, stat, unlink } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { lstat, readdir, stat, unlink } from 'node:fs/promises';
+import { basename, join, resolve } from 'node:path';
 import {
   type AgentState,
   AgentkitError,
@@ -313,7 +313,10 @@ export class FileSessionStore implements SessionStore {
         const { slot, lease } = await this.readLease(key, paths);
         const now = Date.now();
         if (lease && leaseLive(lease, now)) throw new SessionBusyError(key, lease.owner, lease.expiresAt);
-        const grant = { token: slot + 1, owner, expiresAt: now + ttlMs };
+        // Larger than every token granted before, even when the lease directory (with the last token) was
+        // removed or its file damaged: tokens grow at most one per grant, far slower than the clock in ms.
+        const token = Math.max(slot + 1, (lease?.token ?? 0) + 1, now);
+        const grant = { token, owner, expiresAt: now + ttlMs };
         const text = formatLease({ ...grant, released: false, ...SELF, grantedAt: now });
         const taken = await appendSlot(paths.leaseDir, slot, { text }, { signal });
         if (taken === null) return undefined;
@@ -415,6 +418,7 @@ export class FileSessionStore implements SessionStore {
     paths: SessionPaths,
     reading: Reading,
   ): Promise<{ head: Head | null; value: SessionRecord | SessionSummary | string | true | null }> {
+    let missing: string | undefined;
     for (let attempt = 0; attempt < MAX_VANISHED; attempt++) {
       const head = await this.head(paths);
       if (!head) return { head, value: null };
@@ -422,6 +426,15 @@ export class FileSessionStore implements SessionStore {
         return { head, value: await this.read(key, head.path, reading) };
       } catch (error) {
         if (errno(error) !== 'ENOENT') throw error;
+        // The current version is never removed while it is current: named twice in a row and not there
+        // either time, it is a link to nowhere, not a version collected under a reader. Deletable.
+        if (head.path !== missing) missing = head.path;
+        else if (reading === 'existence') return { head, value: true };
+        else
+          throw new StoreDataError(
+            key,
+            `its current version ${basename(head.path)} cannot be opened (a link to nothing).`,
+          );
       }
     }
     throw new StoreConnectionError(
@@ -547,6 +560,7 @@ export class FileSessionStore implements SessionStore {
     key: SessionKey,
     paths: SessionPaths,
   ): Promise<{ slot: number; lease: StoredLease | null }> {
+    let missing: number | undefined;
     for (let attempt = 0; attempt < MAX_VANISHED; attempt++) {
       const head = await readHead(paths.leaseDir);
       if (!head) return { slot: NO_SLOT, lease: null };
@@ -554,8 +568,13 @@ export class FileSessionStore implements SessionStore {
         const text = await readWholeFile(head.path, MAX_LEASE_BYTES, key);
         return { slot: head.slot, lease: parseLease(text) };
       } catch (error) {
-        if (error instanceof StoreDataError) return { slot: head.slot, lease: null }; // not a lease
+        // Not a lease (too large, a FIFO, a directory, a symlink loop): counts as none.
+        if (error instanceof StoreDataError || errno(error) === 'EISDIR' || errno(error) === 'ELOOP')
+          return { slot: head.slot, lease: null };
         if (errno(error) !== 'ENOENT') throw error;
+        // Current twice in a row and not there: a link to nothing, which counts as no lease.
+        if (head.slot === missing) return { slot: head.slot, lease: null };
+        missing = head.slot;
       }
     }
     throw new StoreConnectionError(
@@ -596,7 +615,14 @@ export class FileSessionStore implements SessionStore {
     await this.retry(key, undefined, async () => {
       const head = await this.head(paths);
       const content = head ? { linkFrom: head.path } : { text: TOMBSTONE };
-      const slot = await appendSlot(paths.sessionDir, head?.slot ?? NO_SLOT, content);
+      const slot = await appendSlot(paths.sessionDir, head?.slot ?? NO_SLOT, content).catch(
+        async (error: unknown) => {
+          // `link` refuses a directory (EPERM): one where the current version belongs is a corrupt session.
+          if (head && errno(error) === 'EPERM' && (await lstat(head.path).catch(() => null))?.isDirectory())
+            throw new StoreDataError(key, `its current version ${basename(head.path)} is a directory.`);
+          throw error;
+        },
+      );
       if (slot === null) return undefined;
       await this.collect(paths, slot, head);
       return true;

@@ -4,7 +4,8 @@ import { type ProcessOwner, processGone } from './process-owner';
 /**
  * A version of a session's lease as stored in its lease directory: the grant, whether it was released,
  * and the process that took or last renewed it (so a lease whose process died is taken over at once).
- * `token` is the number of the version that granted it, so tokens only grow even if a file is lost.
+ * `token` is larger than the last token, the number of the version that granted it and the time (ms)
+ * of the grant, so tokens only grow even if a file or the whole lease directory is lost.
  */
 export interface StoredLease extends LeaseGrant, ProcessOwner {
   released: boolean;

@@ -1,4 +1,5 @@
-import { open } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { type FileHandle, open } from 'node:fs/promises';
 import { type SessionKey, StoreDataError } from '@agentkit/core';
 
 /** How much of a file a listing reads per step while looking for the end of the summary line. */
@@ -12,13 +13,31 @@ function tooLarge(key: SessionKey, what: string, maxBytes: number): StoreDataErr
 }
 
 /**
+ * Opens a file to read it, without blocking on a FIFO or a device (`O_NONBLOCK`: opening a FIFO for
+ * reading would wait for a writer forever, holding one of libuv's few threads); a FIFO, socket or device
+ * is a `StoreDataError` naming `key`. Returns the handle and the file's size.
+ */
+async function openRegularFile(path: string, key: SessionKey): Promise<{ handle: FileHandle; size: number }> {
+  const handle = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  try {
+    const info = await handle.stat();
+    // (A directory fails its first read with EISDIR, as before.)
+    if (info.isFIFO() || info.isSocket() || info.isCharacterDevice() || info.isBlockDevice())
+      throw new StoreDataError(key, 'its file is not a regular file (a FIFO, a socket or a device).');
+    return { handle, size: info.size };
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+}
+
+/**
  * The whole text of a file of at most `maxBytes` (checked with `fstat` before reading, so an oversized
  * file costs no memory); `StoreDataError` naming `key` for a larger one.
  */
 export async function readWholeFile(path: string, maxBytes: number, key: SessionKey): Promise<string> {
-  const handle = await open(path, 'r');
+  const { handle, size } = await openRegularFile(path, key);
   try {
-    const { size } = await handle.stat();
     if (size > maxBytes) throw tooLarge(key, `its file (${size} bytes)`, maxBytes);
     const buffer = Buffer.allocUnsafe(size);
     let filled = 0;
@@ -38,7 +57,7 @@ export async function readWholeFile(path: string, maxBytes: number, key: Session
  * `maxBytes`; `StoreDataError` naming `key` when the line is longer.
  */
 export async function readFirstLine(path: string, maxBytes: number, key: SessionKey): Promise<string> {
-  const handle = await open(path, 'r');
+  const { handle } = await openRegularFile(path, key);
   try {
     const parts: Buffer[] = [];
     for (let position = 0; ; ) {

@@ -35,7 +35,8 @@ function highest(entries: string[]): number {
   let max = 0;
   for (const name of entries) {
     const match = SLOT.exec(name);
-    if (match) max = Math.max(max, Number(match[1]));
+    // A number no append can reach (beyond 2^53) is not a version: it would not even read back as itself.
+    if (match && Number.isSafeInteger(Number(match[1]))) max = Math.max(max, Number(match[1]));
   }
   return max;
 }

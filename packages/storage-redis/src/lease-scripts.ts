@@ -8,8 +8,8 @@ import { storeScript } from './store-script';
 
 /**
  * Grant the lease unless another holder's is live. The token is the larger of the last token + 1 and the
- * server's time in ms, so it grows even after the hash expired. ARGV: ttl ms, owner.
- * Returns {'OK', token, expiresAt}.
+ * server's time in ms, so it grows even after the hash expired. ARGV: ttl ms, owner, grant id (field
+ * `g`: what {@link DROP_GRANT} names). Returns {'OK', token, expiresAt}.
  */
 export const ACQUIRE_LEASE = storeScript(`
 local lease = readLease(KEYS[1])
@@ -19,7 +19,21 @@ if lease.e > now then return {'BUSY', lease.o, lease.e} end
 local token = math.max(lease.t + 1, now)
 local expires = now + tonumber(ARGV[1])
 writeLease(KEYS[1], token, ARGV[2], expires)
+redis.call('HSET', KEYS[1], 'g', ARGV[3])
 return {'OK', token, expires}
+`);
+
+/**
+ * End the lease granted by the acquire with this grant id, if it is still the live one: for an acquire
+ * whose caller gave up (aborted, timed out) after the grant may have landed. ARGV: grant id. Returns 1
+ * when it ended one.
+ */
+export const DROP_GRANT = storeScript(`
+local lease = readLease(KEYS[1])
+if type(lease) == 'string' then return 0 end
+if lease.e <= nowMs() or redis.call('HGET', KEYS[1], 'g') ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'e', '0')
+return 1
 `);
 
 /** Extend the current lease by ttl ms from now. ARGV: token, ttl ms. Returns {'OK', token, owner, expiresAt}. */

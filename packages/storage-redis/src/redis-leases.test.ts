@@ -117,6 +117,22 @@ describe('RedisStorage leases', () => {
     expect(await admin.pttl(keys.lease(key))).toBeGreaterThan(3_600_000);
   });
 
+  it('an acquire aborted while its grant is on the way leaves no lease held by nobody', async () => {
+    const { store } = open();
+    await store.getSession('u', 'a', 'warm'); // connected: the next call is sent at once
+    for (let i = 0; i < 5; i++) {
+      const controller = new AbortController();
+      const acquiring = store.acquireLease('u', 'a', `s${i}`, { signal: controller.signal });
+      controller.abort(new Error('the caller gave up'));
+      await expect(acquiring).rejects.toThrow('the caller gave up');
+      // The grant ran on the server, and was ended right after: the session is free for the next holder.
+      await sleep(20);
+      expect(await store.getLease('u', 'a', `s${i}`)).toBeNull();
+      const next = await store.acquireLease('u', 'a', `s${i}`);
+      expect(await store.releaseLease('u', 'a', `s${i}`, next.token)).toBe(true);
+    }
+  });
+
   it('LeaseLostError says why: released, expired, replaced by a later lease, or never granted', async () => {
     const { store } = open();
     await store.upsertSession('u', 'a', 's');

@@ -74,6 +74,7 @@ describe('RedisStorage key layout', () => {
       t: String(grant.token),
       o: 'me',
       e: String(grant.expiresAt),
+      g: expect.any(String),
     });
   });
 });

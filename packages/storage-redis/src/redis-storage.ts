@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import {
+  AgentkitError,
   type AgentState,
   type CallOptions,
   ConfigError,
@@ -36,7 +38,7 @@ import type { Cluster, Redis } from 'ioredis';
 import { escapeKeyPart, unescapeKeyPart } from './connection/key-parts';
 import { RedisConnection } from './connection/redis-connection';
 import type { LuaScript } from './connection/redis-script';
-import { ACQUIRE_LEASE, GET_LEASE, RELEASE_LEASE, RENEW_LEASE } from './lease-scripts';
+import { ACQUIRE_LEASE, DROP_GRANT, GET_LEASE, RELEASE_LEASE, RENEW_LEASE } from './lease-scripts';
 import { DELETE, LIST, LOAD_AND_TOUCH, SAVE } from './lua-scripts';
 import { RedisKeys } from './redis-keys';
 import type { RedisStorageOptions } from './redis-storage-options';
@@ -194,9 +196,21 @@ export class RedisStorage implements SessionStore, AsyncDisposable {
   ): Promise<LeaseGrant> {
     const key = checkSessionKey(userId, agentId, sessionId);
     const { ttlMs, owner, signal } = checkLeaseOptions(options);
-    const reply = (await this.call('acquireLease', key, signal, () =>
-      this.run(ACQUIRE_LEASE, [this.keys.lease(key)], [ttlMs, owner]),
-    )) as Reply;
+    const leaseKey = this.keys.lease(key);
+    const grantId = randomUUID();
+    let reply: Reply;
+    try {
+      reply = (await this.call('acquireLease', key, signal, () =>
+        this.run(ACQUIRE_LEASE, [leaseKey], [ttlMs, owner, grantId]),
+      )) as Reply;
+    } catch (error) {
+      // Aborted or timed out after it was sent: the grant may still land (Redis runs the script when it
+      // gets to it), and nobody would hold it until it expires. End it if it did; sent on the same
+      // connection, this runs after the grant.
+      if (!AgentkitError.isInstance(error) || error.code === 'STORE_CONNECTION')
+        this.run(DROP_GRANT, [leaseKey], [grantId]).catch(() => {});
+      throw error;
+    }
     throwRefusal(reply, key);
     return { token: Number(reply[1]), owner, expiresAt: Number(reply[2]) };
   }

@@ -1,4 +1,4 @@
-import { AgentkitError, StoreConnectionError } from '@agentkit/core';
+import { AgentkitError, LeaseLostError, SessionLease, StoreConnectionError } from '@agentkit/core';
 import { pausedStateFixture } from '@agentkit/core/testing';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -134,6 +134,44 @@ describe('RedisStorage against a frozen server', () => {
     } finally {
       client.disconnect();
     }
+  }, 30_000);
+
+  it('a SessionLease whose renewal hangs on the frozen server is lost when it ends, not when the call times out', async () => {
+    // The default command timeout (5 s) is longer than the lease: the renewal sent at a third of the ttl
+    // is still waiting when the lease ends, and nothing may run under the lease after that.
+    const store = open({ commandTimeoutMs: 5_000 });
+    const lease = await SessionLease.acquire(
+      store,
+      { userId: 'u', agentId: 'a', sessionId: 'lease' },
+      { ttlMs: 600 },
+    );
+    server.freeze();
+    const started = Date.now();
+    await new Promise<void>((resolve) => lease.signal.addEventListener('abort', () => resolve()));
+    expect(Date.now() - started).toBeLessThan(600 + 300);
+    expect(lease.signal.reason).toBeInstanceOf(LeaseLostError);
+    expect(lease.held).toBe(false);
+    server.thaw();
+    // Once thawed, another holder gets the session (after the lease's end, which the late renewal may have
+    // moved by one ttl when it reached the server just in time).
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    const next = await retryUntil(() => store.acquireLease('u', 'a', 'lease', { ttlMs: 5_000 }), 15_000);
+    expect(next.token).toBeGreaterThan(lease.token);
+    expect(await store.releaseLease('u', 'a', 'lease', next.token)).toBe(true);
+  }, 30_000);
+
+  it('an acquire that timed out on the frozen server leaves no lease once the server runs it', async () => {
+    const store = open();
+    await store.getSession('u', 'a', 'timed-out');
+    server.freeze();
+    await expect(store.acquireLease('u', 'a', 'timed-out', { ttlMs: 60_000 })).rejects.toBeInstanceOf(
+      StoreConnectionError,
+    );
+    server.thaw();
+    // The grant ran after the thaw (nobody holds it) and was ended right after: the session is free.
+    expect(await retryUntil(() => store.getLease('u', 'a', 'timed-out'), 15_000)).toBeNull();
+    const next = await store.acquireLease('u', 'a', 'timed-out');
+    expect(await store.releaseLease('u', 'a', 'timed-out', next.token)).toBe(true);
   }, 30_000);
 
   it('close() returns within about a second while the server is frozen', async () => {

@@ -112,6 +112,23 @@ describe('QueueRunner: the server’s semantics', () => {
   });
 });
 
+describe('QueueRunner: bad sessions', () => {
+  it('start and interrupt refuse a malformed session with InvalidInputError, touching nothing', async () => {
+    const w = await world('bad-session');
+    for (const session of [
+      undefined,
+      {},
+      { userId: 'u', agentId: 'a' },
+      { userId: 'u', agentId: 'a', sessionId: 5 },
+    ])
+      for (const call of [
+        () => w.server.runner.start({ session: session as never, input: 'Hi' }),
+        () => w.server.runner.interrupt(session as never),
+      ])
+        await expect(call()).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+  });
+});
+
 describe('QueueRunner: stale places in line', () => {
   it('clears a place left by a process that died while enqueuing (after 30 s), not a fresh one', async () => {
     const w = await world('stale');

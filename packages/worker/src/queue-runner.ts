@@ -1,5 +1,6 @@
 import {
   AgentkitError,
+  ConfigError,
   isInputEvent,
   type Logger,
   newId,
@@ -19,8 +20,8 @@ import {
 import { type BackoffOptions, type KeepJobs, Queue, QueueEvents } from 'bullmq';
 import { isStaleEntry, newJobId } from './job-ids';
 import { planJob } from './plan-job';
-import { closeClient } from '@agentkit/storage-redis/connection';
-import { bullConnection, ownClient, type QueueConnection } from './redis-connection';
+import { closeClient, withDeadline } from '@agentkit/storage-redis/connection';
+import { bullConnection, closeOrDisconnect, ownClient, type QueueConnection } from './redis-connection';
 import { REPLY_JOB, type ReplyJobData } from './reply-job';
 import { SessionLines } from './session-lines';
 
@@ -59,6 +60,12 @@ export interface QueueRunnerOptions {
   removeOnComplete?: KeepJobs;
   /** Failed jobs kept in Redis (BullMQ's `removeOnFail`). Default the last 5000, at most a week. */
   removeOnFail?: KeepJobs;
+  /**
+   * How long a call to the queue's Redis (taking a place in line, enqueuing, an interrupt mark) waits
+   * before it fails with `StoreConnectionError`, also against a Redis that accepts connections and never
+   * answers. Default 5000 (the stores' `commandTimeoutMs`).
+   */
+  commandTimeoutMs?: number;
   logger?: Logger;
 }
 
@@ -86,7 +93,14 @@ export class QueueRunner implements ReplyRunner {
   private readonly pending = new Map<string, string>();
   private draining = false;
 
+  private readonly timeoutMs: number;
+
   constructor(private readonly options: QueueRunnerOptions) {
+    this.timeoutMs = options.commandTimeoutMs ?? 5000;
+    if (!Number.isFinite(this.timeoutMs) || this.timeoutMs <= 0)
+      throw new ConfigError(`commandTimeoutMs must be a positive number, got ${String(this.timeoutMs)}.`, {
+        field: 'commandTimeoutMs',
+      });
     const queueName = options.queueName ?? DEFAULT_QUEUE_NAME;
     const connection = bullConnection(options.connection);
     const prefix = options.prefix ?? 'bull';
@@ -133,7 +147,13 @@ export class QueueRunner implements ReplyRunner {
       this.reserve(session, jobId),
       eventLog.lastId(session),
     ]);
-    if (reserved.status === 'rejected') throw reserved.reason;
+    if (reserved.status === 'rejected') {
+      // Timed out, it may still take the place when Redis answers: give it back (sent after it on the
+      // same connection), or the session's line stays held by a job that never comes for 30 s.
+      if (!AgentkitError.isInstance(reserved.reason) || reserved.reason.code === 'STORE_CONNECTION')
+        this.call(() => this.lines.leave(session, jobId)).catch(() => {});
+      throw reserved.reason;
+    }
     const place = reserved.value;
     try {
       if (last.status === 'rejected') throw last.reason;
@@ -152,7 +172,7 @@ export class QueueRunner implements ReplyRunner {
         ...(request.replyOptions ? { replyOptions: request.replyOptions } : {}),
         seq: place.seq,
       };
-      await this.ready;
+      await this.call(() => this.ready);
       await this.call(() =>
         this.queue.add(REPLY_JOB, data, {
           jobId,
@@ -165,7 +185,7 @@ export class QueueRunner implements ReplyRunner {
       this.pending.set(jobId, session.userId);
       return { runId: jobId, after };
     } catch (error) {
-      await this.lines.leave(session, jobId).catch(() => {});
+      await this.call(() => this.lines.leave(session, jobId)).catch(() => {});
       throw error;
     }
   }
@@ -177,6 +197,7 @@ export class QueueRunner implements ReplyRunner {
    * running reply ends within milliseconds). `false` when the session has no job.
    */
   async interrupt(session: SessionKey): Promise<boolean> {
+    session = checkSessionKey(session?.userId, session?.agentId, session?.sessionId);
     const head = await this.call(() => this.lines.interrupt(session));
     await this.options.eventLog.publishInterrupt(session);
     return head !== null;
@@ -196,7 +217,11 @@ export class QueueRunner implements ReplyRunner {
   async drain(): Promise<void> {
     if (this.draining) return;
     this.draining = true;
-    await Promise.allSettled([this.queue.close(), this.events.close(), closeClient(this.redis)]);
+    await Promise.allSettled([
+      closeOrDisconnect(this.queue),
+      closeOrDisconnect(this.events),
+      closeClient(this.redis),
+    ]);
   }
 
   /** Same as `drain`. */
@@ -218,9 +243,15 @@ export class QueueRunner implements ReplyRunner {
     }
   }
 
+  /** A call to the queue's Redis, bounded by `commandTimeoutMs`; its failures as `StoreConnectionError`. */
   private async call<T>(command: () => Promise<T>): Promise<T> {
     try {
-      return await command();
+      return await withDeadline(
+        command(),
+        this.timeoutMs,
+        undefined,
+        () => new StoreConnectionError(`Redis (queue) did not answer within ${this.timeoutMs} ms.`),
+      );
     } catch (error) {
       if (AgentkitError.isInstance(error)) throw error;
       throw new StoreConnectionError(`Redis (queue) failed: ${(error as Error)?.message ?? error}`, {

@@ -1,4 +1,5 @@
 import type { ConnectionOptions } from 'bullmq';
+import { withDeadline } from '@agentkit/storage-redis/connection';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 
 /**
@@ -35,4 +36,21 @@ export function bullConnection(connection: QueueConnection): ConnectionOptions {
     ...(parsed.protocol === 'rediss:' ? { tls: {} } : {}),
     ...options,
   } as ConnectionOptions;
+}
+
+/**
+ * Closes a BullMQ queue, queue-events or worker gracefully, or — when its Redis does not answer within
+ * `ms` (frozen, unreachable) — drops its connections, so that shutting down never hangs.
+ */
+export async function closeOrDisconnect(
+  target: { close(): Promise<void>; disconnect(): Promise<void> },
+  ms = 1000,
+): Promise<void> {
+  try {
+    await withDeadline(target.close(), ms, undefined, () => new Error('close timed out'));
+  } catch {
+    await withDeadline(target.disconnect(), ms, undefined, () => new Error('disconnect timed out')).catch(
+      () => {},
+    );
+  }
 }

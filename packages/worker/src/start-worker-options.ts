@@ -23,7 +23,7 @@ export interface StartWorkerOptions {
   keyPrefix?: string;
   /**
    * The session lease a running reply holds, renewed every third of it. A worker that dies holds its
-   * sessions this long at most. Default 5000 ms.
+   * sessions this long at most. From 100 to 86 400 000 (a day); default 5000 ms.
    */
   leaseTtlMs?: number;
   /**

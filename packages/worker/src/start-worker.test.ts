@@ -12,6 +12,11 @@ describe('startWorker', () => {
     expect(() => worldWorker(w.config, w.shared, { agents: {} })).toThrow(/at least one agent/);
     expect(() => worldWorker(w.config, w.shared, { concurrency: 0 })).toThrow(/concurrency/);
     expect(() => worldWorker(w.config, w.shared, { leaseTtlMs: Number.NaN })).toThrow(/leaseTtlMs/);
+    // A lease no store grants would fail every job at run time instead.
+    expect(() => worldWorker(w.config, w.shared, { leaseTtlMs: 50 })).toThrow(
+      /leaseTtlMs must be an integer/,
+    );
+    expect(() => worldWorker(w.config, w.shared, { leaseTtlMs: 1500.5 })).toThrow(/leaseTtlMs/);
   });
 
   it('fails a job that is not a reply job without running anything', async () => {

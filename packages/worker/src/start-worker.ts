@@ -14,7 +14,7 @@ import { DelayedError, Job, Queue, UnrecoverableError, WaitingError, Worker } fr
 import { isStaleEntry } from './job-ids';
 import { DEFAULT_QUEUE_NAME } from './queue-runner';
 import { closeClient } from '@agentkit/storage-redis/connection';
-import { bullConnection, ownClient } from './redis-connection';
+import { bullConnection, closeOrDisconnect, ownClient } from './redis-connection';
 import {
   type Attempt,
   answersAwaiting,
@@ -31,7 +31,10 @@ import type { StartWorkerOptions } from './start-worker-options';
 
 /** What a job's processor returns: how the job ended (BullMQ keeps it as the job's return value). */
 export interface ReplyJobResult {
-  /** The run's status, or `over` for a job whose run had ended before this worker took it. */
+  /**
+   * The run's status, or `over` for a job whose run had ended before this worker took it. (A job that
+   * never had a place in its session's line fails, nothing run.)
+   */
   status: 'ended' | 'paused' | 'failed' | 'over';
   /** The reply the job ended with. */
   replyId: string | null;
@@ -100,6 +103,11 @@ export function startWorker(options: StartWorkerOptions): ReplyWorker {
   };
   const concurrency = positive('concurrency', 8);
   const leaseTtlMs = positive('leaseTtlMs', 5000);
+  // What every store accepts (core's checkLeaseOptions): else every job would fail at its first lease.
+  if (!Number.isInteger(leaseTtlMs) || leaseTtlMs < 100 || leaseTtlMs > 86_400_000)
+    throw new ConfigError(`leaseTtlMs must be an integer from 100 to 86400000 (a day), got ${leaseTtlMs}.`, {
+      field: 'leaseTtlMs',
+    });
   const lockDuration = positive('lockDurationMs', 5000);
   const stalledInterval = positive('stalledIntervalMs', 2500);
   const maxStalledCount = positive('maxStalledCount', 10);
@@ -163,7 +171,15 @@ export function startWorker(options: StartWorkerOptions): ReplyWorker {
       // `return await`: a parked job's DelayedError must reach the catch below before the `finally` awaits,
       // or Node reports it as an unhandled rejection while the `finally` runs.
       const place = await lines.place(session, job.id!);
-      if (place.place === 'gone') return { status: 'over', replyId: null, retries: 0 };
+      if (place.place === 'gone') {
+        // A run of this job is over (delivered again after its worker died), or the job never had a
+        // place: put onto the queue by something other than a QueueRunner, or its enqueue failed.
+        const history = await runHistory(eventLog, session, job.id!);
+        if (history.started || history.ended) return { status: 'over', replyId: null, retries: 0 };
+        throw new UnrecoverableError(
+          `Not in its session's line: job ${job.id} was not enqueued by a QueueRunner (or its enqueue failed); nothing ran.`,
+        );
+      }
       if (place.place === 'behind') {
         if (place.head && (await isStaleEntry(queue, place.head))) {
           await lines.dropHead(session, place.head);
@@ -375,18 +391,22 @@ export function startWorker(options: StartWorkerOptions): ReplyWorker {
       for (const run of runs.values()) run.suspend.abort();
       const closed = worker.close();
       const timedOut = await Promise.race([
-        closed.then(() => false),
+        closed.then(
+          () => false,
+          () => false,
+        ),
         new Promise<boolean>((resolve) => setTimeout(() => resolve(true), shutdownTimeoutMs).unref()),
       ]);
       if (timedOut) {
         logger.warn(
           `@agentkit/worker: ${runs.size} replies did not reach a safe point within ${shutdownTimeoutMs} ms; other workers take them over.`,
         );
-        await worker.close(true).catch(() => {});
+        // A Redis that does not answer (frozen) would keep even a forced close waiting: then disconnect.
+        await closeOrDisconnect({ close: () => worker.close(true), disconnect: () => worker.disconnect() });
       }
       clearInterval(tick);
       unsubscribe();
-      await Promise.allSettled([queue.close(), closeClient(redis)]);
+      await Promise.allSettled([closeOrDisconnect(queue), closeClient(redis)]);
     })());
 
   if (options.handleSignals)
