@@ -105,3 +105,17 @@ describe('data blocks streamed by the model', () => {
     expect(msg.content[0]).toMatchObject({ source: { data: 'AQID' } });
   });
 });
+
+describe('a response of data blocks only', () => {
+  it('is the final answer (an image is an answer): one model call, completed', async () => {
+    const model = new ScriptedModel([
+      [{ type: 'data', mediaType: 'image/png', data: 'iVBORw0KGgo=' }],
+      textChunks('never asked'),
+    ]);
+    const agent = new Agent({ name: 'a', model });
+    const msg = await agent.reply('draw a cat');
+    expect(msg.finishedReason).toBe('completed');
+    expect(model.requests).toHaveLength(1);
+    expect(msg.content.map((b) => b.type)).toEqual(['data']);
+  });
+});

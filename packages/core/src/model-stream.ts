@@ -18,7 +18,8 @@ export class ModelStream {
   usage: Usage = emptyUsage();
   /** Whether the response had any content (text, thinking, tool calls or data). */
   produced = false;
-  sawText = false;
+  /** Whether the response had text or data: something for the user (an answer when it has no tool calls). */
+  sawAnswer = false;
   sawToolCall = false;
   /** The tool calls of this response, in order. */
   readonly callBlocks: ToolCallBlock[] = [];
@@ -91,7 +92,7 @@ export class ModelStream {
           text = this.text = this.msg.content[this.msg.content.length - 1] as TextBlock;
         }
         if (chunk.providerData) text.providerData = { ...text.providerData, ...chunk.providerData };
-        this.sawText = true;
+        this.sawAnswer = true;
         if (chunk.delta)
           this.record({ type: 'TEXT_BLOCK_DELTA', replyId, blockId: text.id, delta: chunk.delta });
         return;
@@ -150,7 +151,7 @@ export class ModelStream {
           throw new ModelError('upstream', 'The model sent a data chunk that is not base64.', {
             retryable: false,
           });
-        this.produced = true;
+        this.produced = this.sawAnswer = true;
         if (chunk.newBlock) this.closeData();
         if (!this.data) {
           this.record({

@@ -10,7 +10,7 @@ import type { InferenceRequest } from './plugin';
 import { responseCutOffText } from './tool-result-texts';
 import { failCall } from './tool-turn';
 
-/** How a model turn ended: a final answer (text, no tool calls), anything else, or an interrupt. */
+/** How a model turn ended: a final answer (text or data, no tool calls), anything else, or an interrupt. */
 export type ModelTurnOutcome = 'answered' | 'continued' | 'interrupted';
 
 /** The compression summary as the user message that leads the model input, or `undefined`. */
@@ -172,5 +172,5 @@ async function callModel(
       estimate,
       reported: stream.usage.inputTokens,
     };
-  return !stream.sawToolCall && stream.sawText ? 'answered' : 'continued';
+  return !stream.sawToolCall && stream.sawAnswer ? 'answered' : 'continued';
 }

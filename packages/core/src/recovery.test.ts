@@ -191,7 +191,9 @@ describe('a reply whose process stopped', () => {
       model: new ScriptedModel([[toolCallChunk('deploy', { n: 1 }, 'c1')], textChunks('x')]),
       tools: [sideEffect(runs)],
     });
-    await first.reply('go', { checkpoint: async (s) => void (!crashState && inToolRound(s) && (crashState = snapshot(s))) });
+    await first.reply('go', {
+      checkpoint: async (s) => void (!crashState && inToolRound(s) && (crashState = snapshot(s))),
+    });
     const stoppedId = crashState!.reply!.id;
     const second = new Agent({
       name: 'a',
@@ -218,7 +220,9 @@ describe('a reply whose process stopped', () => {
       model: new ScriptedModel([[toolCallChunk('deploy', { n: 1 })], textChunks('x')]),
       tools: [sideEffect([])],
     });
-    await first.reply('go', { checkpoint: async (s) => void (!crashState && inToolRound(s) && (crashState = snapshot(s))) });
+    await first.reply('go', {
+      checkpoint: async (s) => void (!crashState && inToolRound(s) && (crashState = snapshot(s))),
+    });
     const second = new Agent({ name: 'a', model: new ScriptedModel([]), tools: [], state: crashState });
     const msg = await second.reply(userInterrupt());
     expect(msg.finishedReason).toBe('interrupted');

@@ -1,3 +1,4 @@
+import { ConfigError } from '@agentkit/core';
 import type { ConnectionOptions } from 'bullmq';
 import { withDeadline } from '@agentkit/storage-redis/connection';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
@@ -26,6 +27,8 @@ export function bullConnection(connection: QueueConnection): ConnectionOptions {
   if (connection instanceof Redis || connection instanceof Cluster) return connection as ConnectionOptions;
   const { url, ...options } = connection;
   if (!url) return options as ConnectionOptions;
+  if (!URL.canParse(url) || !/^rediss?:$/.test(new URL(url).protocol))
+    throw new ConfigError(`connection.url must be a redis:// or rediss:// URL.`, { field: 'connection.url' });
   const parsed = new URL(url);
   return {
     host: parsed.hostname,

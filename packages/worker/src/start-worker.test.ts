@@ -17,6 +17,11 @@ describe('startWorker', () => {
       /leaseTtlMs must be an integer/,
     );
     expect(() => worldWorker(w.config, w.shared, { leaseTtlMs: 1500.5 })).toThrow(/leaseTtlMs/);
+    // A malformed URL is a ConfigError that does not echo the URL (it may hold a password).
+    for (const url of ['redis://:pa ss@[::1', 'http://127.0.0.1:6379'])
+      expect(() => worldWorker(w.config, w.shared, { connection: { url } })).toThrow(
+        expect.objectContaining({ code: 'CONFIG', message: expect.not.stringContaining('pa ss') }),
+      );
   });
 
   it('fails a job that is not a reply job without running anything', async () => {

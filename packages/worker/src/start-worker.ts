@@ -202,16 +202,22 @@ export function startWorker(options: StartWorkerOptions): ReplyWorker {
       // Out of attempts before the reply ran (the store unreachable): clients following the run must
       // learn that it failed, and the session's line must move on. (After it ran, `RUN_END` is logged.)
       if (!progress.ran && !isMoved(error) && job.attemptsMade + 1 >= (job.opts.attempts ?? 1))
-        await giveUp(data, job.id!, error);
+        await giveUp(data, job.id!, {
+          code: AgentkitError.isInstance(error) ? error.code : 'INTERNAL',
+          message: AgentkitError.isInstance(error) ? error.message : 'The reply job failed.',
+        });
       throw error;
     } finally {
       if (maxPerUser !== undefined) await lines.leaveUser(session.userId, job.id!).catch(() => {});
     }
   };
 
-  const giveUp = async (data: ReplyJobData, runId: string, error: unknown) => {
-    const code = AgentkitError.isInstance(error) ? error.code : 'INTERNAL';
-    const message = AgentkitError.isInstance(error) ? error.message : 'The reply job failed.';
+  /** Logs the end of a run that failed without running its reply, and moves the session's line on. */
+  const giveUp = async (
+    data: ReplyJobData,
+    runId: string,
+    { code, message }: { code: string; message: string },
+  ) => {
     const at = new Date().toISOString();
     try {
       await eventLog.append(data.session, [
@@ -361,6 +367,19 @@ export function startWorker(options: StartWorkerOptions): ReplyWorker {
     ...(options.name ? { name: options.name } : {}),
   });
   worker.on('error', (error) => logger.warn(`@agentkit/worker: ${error.message}`));
+  // A job that stalled more than `maxStalledCount` times (its workers kept dying) is failed by BullMQ's
+  // stall check without reaching a processor: its followers must still see the run end, and its session's
+  // line must move on.
+  worker.on('stalled', (jobId) => {
+    void (async () => {
+      const job = await Job.fromId<ReplyJobData>(queue, jobId);
+      if (!job || (await job.getState()) !== 'failed') return;
+      await giveUp(job.data, jobId, {
+        code: 'JOB_STALLED',
+        message: `The reply job stalled more than ${maxStalledCount} times (the workers running it stopped).`,
+      });
+    })().catch((error) => logger.warn(`@agentkit/worker: stalled job ${jobId}: ${error.message}`));
+  });
 
   // Interrupts: pub/sub for speed (a running reply ends within milliseconds), the marks for certainty.
   const interruptRuns = async (sessions: SessionKey[]) => {

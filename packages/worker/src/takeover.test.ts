@@ -23,8 +23,8 @@ async function world(config: WorldConfig) {
     await deleteByPrefix(shared.book, config.prefix);
     await shared.close();
   });
-  const worker = async () => {
-    const p = await startProcess('worker-process.ts', config);
+  const worker = async (options: object = {}) => {
+    const p = await startProcess('worker-process.ts', config, options);
     processes.push(p);
     return p;
   };
@@ -91,4 +91,38 @@ describe('a worker killed mid-reply (kill -9)', () => {
       }
       expect(Number(await w.shared.book.get(`${keysOf(config).book}:overlap`))).toBe(0);
     }, 60_000);
+
+  it('a job whose workers die more than maxStalledCount times ends failed for its followers, and the session moves on', async () => {
+    const config: WorldConfig = { prefix: uniquePrefix('stalled'), modelMs: [100, 100], deployMs: 5000 };
+    const w = await world(config);
+    const options = { maxStalledCount: 1 };
+    const res = await w.user('/agents/ops/sessions/s1/replies', {
+      method: 'POST',
+      headers: { Accept: 'text/event-stream' },
+      body: JSON.stringify({ input: 'Deploy.' }),
+    });
+    const stream = new SseReader(res);
+    // Two workers in turn die inside the 5 s deploy: the second stall is one too many.
+    for (let i = 0; i < 2; i++) {
+      const doomed = await w.worker(options);
+      await stream.until((e) => e.type === 'TOOL_CALL_END');
+      await doomed.kill();
+    }
+    await w.worker(options);
+    const end = (await stream.until((e) => e.type === 'RUN_END')).event;
+    await stream.cancel();
+    expect(end).toMatchObject({ type: 'RUN_END', status: 'failed', error: { code: 'JOB_STALLED' } });
+    // The session's line moved on: its next reply runs.
+    const next = await w.user('/agents/ops/sessions/s1/replies', {
+      method: 'POST',
+      headers: { Accept: 'text/event-stream' },
+      body: JSON.stringify({ input: 'Anything new?' }),
+    });
+    expect(next.status).toBe(200);
+    const nextStream = new SseReader(next);
+    const nextEnd = (await nextStream.until((e) => e.type === 'RUN_END')).event;
+    await nextStream.cancel();
+    expect(nextEnd).toMatchObject({ type: 'RUN_END' });
+    expect((nextEnd as { status: string }).status).not.toBe('failed');
+  }, 90_000);
 });
