@@ -72,15 +72,15 @@ describe('the quickstart demo', () => {
       '→ read_file {"path":"notes.md"}',
       '← read_file ✓ # Team sync, Monday',
       '⏸ write_file needs your confirmation',
-      // runSession created the session (version 1) and saved the paused reply (2).
-      "saved session 'demo-session' (version 2) — the reply is paused",
+      // runSession created the session (version 1), checkpointed the input (2) and saved the paused reply (3).
+      "saved session 'demo-session' (version 3) — the reply is paused",
       'process 2',
-      "loaded:   session 'demo-session' (version 2",
+      "loaded:   session 'demo-session' (version 3",
       'auto-approved (stdin is not a TTY)',
       '← write_file ✓ Wrote',
       '■ reply completed',
       // Checkpoints before and after write_file (3, 4), then the finished reply (5).
-      "saved session 'demo-session' (version 5)",
+      "saved session 'demo-session' (version 6)",
     ];
     let at = 0;
     for (const text of expected) {
@@ -95,7 +95,7 @@ describe('the quickstart demo', () => {
 
     // The saved session: the reply finished, the confirmed tool ran exactly once, the task is done.
     const record = await loadSession(demoDir);
-    expect(record.version).toBe(5);
+    expect(record.version).toBe(6);
     const msg = replyMsg(record.state);
     expect(msg.finishedReason).toBe('completed');
     expect(msg.finishedAt).not.toBeNull();
@@ -134,7 +134,7 @@ describe('the quickstart demo', () => {
     const second = await runDemo(demoDir);
     expect(second.code).toBe(0);
     const record = await loadSession(demoDir);
-    expect(record.version).toBe(5);
+    expect(record.version).toBe(6);
     expect(record.state.context.filter((m) => m.role === 'user')).toHaveLength(1);
     expect(
       allBlocks(record.state).filter((b) => b.type === 'tool_result' && b.name === 'write_file'),

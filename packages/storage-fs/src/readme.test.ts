@@ -26,14 +26,14 @@ describe('README', () => {
           })
         ).stdout;
       const sessionDir = join(dir, '_user_123', '_agent_456', '_session_789');
-      // The first run creates the session (version 1) and saves the reply (version 2).
-      expect(await run()).toBe(`completed Picking up where we left off.\nsaved version 2 to ${sessionDir}\n`);
+      // The first run creates the session (version 1), checkpoints the input (2) and saves the reply (3).
       expect(await run()).toBe(`completed Picking up where we left off.\nsaved version 3 to ${sessionDir}\n`);
+      expect(await run()).toBe(`completed Picking up where we left off.\nsaved version 5 to ${sessionDir}\n`);
       // Each run took the lease (a version of its own: the grant's fence) and released it.
       const versions = await readdir(sessionDir);
       expect(versions).toHaveLength(1);
       const saved = JSON.parse(await readFile(join(sessionDir, versions[0] as string), 'utf8'));
-      expect(saved.record.version).toBe(3);
+      expect(saved.record.version).toBe(5);
       expect(saved.state.context).toHaveLength(4);
       const lease = await readdir(`${sessionDir}.lease`);
       expect(

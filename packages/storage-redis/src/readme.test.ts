@@ -19,10 +19,10 @@ describe('README', () => {
     try {
       const run = (arg: string) =>
         runExample(packageDir, script, { args: [arg], env: { ...process.env, REDIS_URL } });
-      // runSession creates the session (version 1) and saves the reply (version 2).
-      expect(await run('first')).toMatch(/^completed Picking up where we left off\.\nsaved version 2\n$/);
-      expect(await run('last')).toMatch(/saved version 3\n$/);
-      expect(await run('first')).toMatch(/saved version 2\n$/);
+      // runSession creates the session (version 1), checkpoints the input (2) and saves the reply (3).
+      expect(await run('first')).toMatch(/^completed Picking up where we left off\.\nsaved version 3\n$/);
+      expect(await run('last')).toMatch(/saved version 5\n$/);
+      expect(await run('first')).toMatch(/saved version 3\n$/);
       await run('last');
       // The session and its index are gone; the lease hash stays (tokens only grow) until it expires.
       const left = await keysByPrefix(admin, prefix);
