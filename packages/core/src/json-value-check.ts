@@ -14,7 +14,29 @@ export const MAX_JSON_DEPTH = 512;
  */
 export function jsonValueProblem(value: unknown, path = '$', parsed = false): string | null {
   // The common case (valid data) walks without building any path; only a failure walks again with paths.
+  if (parsed) return nestsTooDeep(value, 0) ? walk(value, true, path) : null;
   return walk(value, parsed, null) === null ? null : walk(value, parsed, path);
+}
+
+/**
+ * Whether parsed JSON holds a container {@link MAX_JSON_DEPTH} levels down. Recursive (it stops at that
+ * depth, far from the stack's limit) and visits containers only: every loaded state goes through it.
+ */
+function nestsTooDeep(v: unknown, depth: number): boolean {
+  if (typeof v !== 'object' || v === null) return false;
+  if (depth >= MAX_JSON_DEPTH) return true;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const item = v[i];
+      if (typeof item === 'object' && item !== null && nestsTooDeep(item, depth + 1)) return true;
+    }
+    return false;
+  }
+  for (const key in v) {
+    const item = (v as Record<string, unknown>)[key];
+    if (typeof item === 'object' && item !== null && nestsTooDeep(item, depth + 1)) return true;
+  }
+  return false;
 }
 
 /** Depth-first walk with an explicit stack; returns the first problem, with its path when `root` is given. */
