@@ -1,5 +1,6 @@
 import type { ActiveReply } from './agent-core';
 import type { ToolCallBlock, ToolResultState } from './blocks';
+import { isBase64 } from './base64-append';
 import { resultPartProblem } from './check-agent-state';
 import { emitOutput } from './emit-output';
 import type { JSONObject, JSONValue } from './json';
@@ -83,7 +84,7 @@ async function streamTool(
   for (;;) {
     const r = await raceAbort(it.next(), signal);
     if (r.done) return r.value;
-    const problem = typeof r.value === 'string' ? null : resultPartProblem(r.value, 'chunk');
+    const problem = typeof r.value === 'string' ? null : outputPartProblem(r.value, 'chunk');
     if (problem) throw new Error(`The tool streamed a chunk that cannot be saved: ${problem}.`);
     emitOutput(reply, callId, [r.value]);
     // A consumer far behind a fast tool: wait for it rather than queue without bound.
@@ -114,10 +115,18 @@ function resultProblem(r: Partial<ToolResult>): string | null {
   if (out === undefined || typeof out === 'string') return null;
   if (!Array.isArray(out)) return 'its output must be a string or a list of text and data blocks';
   for (let i = 0; i < out.length; i++) {
-    const bad = resultPartProblem(out[i], `output[${i}]`);
+    const bad = outputPartProblem(out[i], `output[${i}]`);
     if (bad) return bad;
   }
   return null;
+}
+
+/** Why a part of a tool's output cannot be kept: a block the state cannot hold, or data no provider takes. */
+function outputPartProblem(part: unknown, path: string): string | null {
+  const bad = resultPartProblem(part, path);
+  if (bad) return bad;
+  const source = (part as { source?: { type?: unknown; data?: string } }).source;
+  return source?.type === 'base64' && !isBase64(source.data!) ? `'${path}.source.data' must be base64` : null;
 }
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<ToolChunk> {

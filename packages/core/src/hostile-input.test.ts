@@ -214,6 +214,12 @@ describe('a tool (or an MCP server behind it) that returns a result of the wrong
       /mediaType' must be a string/,
     ],
     ['a part of an unknown type', { output: [null] }, /output\[0\]' must be a text or data block/],
+    [
+      // Saved, it would make the provider refuse every later request of the session.
+      'a data part whose data is not base64',
+      { output: [{ type: 'data', source: { type: 'base64', data: '<script>', mediaType: 'image/png' } }] },
+      /output\[0\]\.source\.data' must be base64/,
+    ],
   ];
   for (const [label, value, text] of returned)
     it(`${label} becomes a tool error result; the state loads again`, async () => {

@@ -50,6 +50,8 @@ export class GeminiStreamReader {
   private blockReason: string | undefined;
   private callIndex = 0;
   private sawContent = false;
+  /** Whether any response had a candidate: a stream of none ended normally but answered nothing. */
+  private sawCandidate = false;
   /** Call ids of this response: chunks are keyed by id, so two calls with one id would merge into one. */
   private readonly callIds = new Set<string>();
 
@@ -67,6 +69,7 @@ export class GeminiStreamReader {
     if (response.promptFeedback?.blockReason) this.blockReason = response.promptFeedback.blockReason;
     const candidate = response.candidates?.[0];
     if (!candidate) return [];
+    this.sawCandidate = true;
     if (candidate.finishReason) this.finishReason = candidate.finishReason;
     const chunks: ModelChunk[] = [];
     for (const part of candidate.content?.parts ?? []) {
@@ -162,8 +165,13 @@ export class GeminiStreamReader {
           },
         );
     }
-    if (this.finishReason === undefined && !this.blockReason)
+    if (this.finishReason === undefined && !this.blockReason) {
+      if (!this.sawCandidate)
+        throw new ModelError('upstream', 'Gemini answered with no candidate and no block reason.', {
+          retryable: true,
+        });
       throw new ModelError('connection', 'The Gemini stream ended before the response was finished.');
+    }
     return [{ type: 'usage', usage: usageFromMetadata(this.usage) }];
   }
 }

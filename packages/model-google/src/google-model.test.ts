@@ -425,6 +425,19 @@ describe('GoogleModel over @google/genai against a Gemini wire-format server', (
     expect(error).toMatchObject({ errorType: 'connection' });
   });
 
+  it('reports a finished stream whose responses hold no candidate (and no block reason) as upstream', async () => {
+    server.reply({
+      events: [
+        { candidates: [], usageMetadata: { promptTokenCount: 7, totalTokenCount: 7 }, responseId: 'empty1' },
+        { usageMetadata: { promptTokenCount: 7, totalTokenCount: 7 }, responseId: 'empty1' },
+      ],
+    });
+    const { chunks, error } = await failure(model().stream(request([userMsg('hi')])));
+    expect(chunks).toEqual([]);
+    expect(error).toMatchObject({ errorType: 'upstream', retryable: true });
+    expect((error as ModelError).message).toMatch(/no candidate/);
+  });
+
   it('reports a blocked prompt as invalid_request', async () => {
     server.reply({
       events: [
