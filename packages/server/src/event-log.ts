@@ -85,6 +85,13 @@ export interface EventLog {
    */
   firstId(session: SessionKey): Promise<string | null>;
   /**
+   * The id of the newest entry the log dropped for its bound, `null` when it dropped none (a reader at any
+   * position has missed nothing), or `undefined` when the log cannot tell. Optional: without it, a reader
+   * older than {@link EventLog.firstId} counts as having missed entries, which reports a gap for a position
+   * such as `0-0` on a log that never dropped anything.
+   */
+  droppedThrough?(session: SessionKey): Promise<string | null | undefined>;
+  /**
    * Resolves once the log may hold entries after `after` — at once when it already does — or after
    * `timeoutMs`, or when `signal` aborts. Rejects only with `InvalidInputError` for a bad session key or
    * an id this log never hands out (and `StoreConnectionError` when the backend is unreachable).

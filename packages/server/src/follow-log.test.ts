@@ -59,4 +59,43 @@ describe('following a log with a bound', () => {
     expect(resumed.messages[0]!.event).toMatchObject({ type: 'STREAM_GAP' });
     expect(resumed.messages[0]!.id).toBeUndefined();
   });
+
+  it('gives everything to a client at a position before the first entry (0-0) when the log dropped nothing', async () => {
+    served = await startServer({ agents: { ops: talker() }, eventLog: new InMemoryEventLog() });
+    const alice = as('alice', served.url);
+    const first = await readSse(
+      await alice('/agents/ops/sessions/s1/replies', {
+        method: 'POST',
+        headers: { Accept: 'text/event-stream' },
+        body: JSON.stringify({ input: 'Talk.' }),
+      }),
+    );
+    const resumed = await readSse(
+      await alice('/agents/ops/sessions/s1/events', { headers: { 'Last-Event-ID': '0-0' } }),
+    );
+    expect(resumed.messages.some((m) => (m.event as { type: string }).type === 'STREAM_GAP')).toBe(false);
+    expect(resumed.messages.map((m) => m.id)).toEqual(first.messages.map((m) => m.id));
+  });
+
+  it('reports no gap to a client at the newest dropped entry: it saw everything the log dropped', async () => {
+    const log = new InMemoryEventLog({ maxEntriesPerSession: 40 });
+    served = await startServer({ agents: { ops: talker() }, eventLog: log });
+    const alice = as('alice', served.url);
+    const post = () =>
+      alice('/agents/ops/sessions/s1/replies', {
+        method: 'POST',
+        headers: { Accept: 'text/event-stream' },
+        body: JSON.stringify({ input: 'Talk.' }),
+      });
+    await readSse(await post());
+    await readSse(await post());
+    const session = { userId: 'alice', agentId: 'ops', sessionId: 's1' };
+    const dropped = (await log.droppedThrough(session))!;
+    const kept = await log.read(session, null, 10_000);
+    const resumed = await readSse(
+      await alice('/agents/ops/sessions/s1/events', { headers: { 'Last-Event-ID': dropped } }),
+    );
+    expect(resumed.messages[0]!.event).not.toMatchObject({ type: 'STREAM_GAP' });
+    expect(resumed.messages.map((m) => m.id)).toEqual(kept.map((e) => e.id));
+  });
 });

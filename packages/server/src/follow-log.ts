@@ -112,8 +112,13 @@ export function followLog(c: Context, options: FollowOptions): Response {
     let checkGap = after !== null;
     while (!clientGone.aborted) {
       if (checkGap && after !== null) {
-        const firstId = await log.firstId(session);
-        if (firstId !== null && compareLogIds(parseLogId(after), parseLogId(firstId)) < 0) {
+        const dropped = log.droppedThrough ? await log.droppedThrough(session) : undefined;
+        const firstId = dropped === null ? null : await log.firstId(session);
+        const missed =
+          dropped === undefined
+            ? firstId !== null && compareLogIds(parseLogId(after), parseLogId(firstId)) < 0
+            : dropped !== null && compareLogIds(parseLogId(after), parseLogId(dropped)) < 0;
+        if (missed) {
           for (const m of render({ event: { type: 'STREAM_GAP', firstId } })) await stream.writeSSE(m);
           return;
         }

@@ -21,6 +21,8 @@ interface SessionLog {
   waiters: Set<() => void>;
   /** The latest `RUN_START`: its run's entries are kept (see `dropCount`). */
   runStart?: LogId;
+  /** The id of the newest entry dropped for the bound. */
+  droppedThrough?: string;
 }
 
 /**
@@ -61,7 +63,11 @@ export class InMemoryEventLog implements EventLog {
       log.entries.push({ id, at, event, json });
       ids.push(id);
     }
-    if (log.entries.length > this.maxEntries) log.entries.splice(0, this.dropCount(log));
+    if (log.entries.length > this.maxEntries) {
+      const count = this.dropCount(log);
+      if (count > 0) log.droppedThrough = log.entries[count - 1]!.id;
+      log.entries.splice(0, count);
+    }
     for (const wake of log.waiters) wake();
     log.waiters.clear();
     return ids;
@@ -89,6 +95,10 @@ export class InMemoryEventLog implements EventLog {
 
   async firstId(session: SessionKey): Promise<string | null> {
     return this.sessions.get(keyOf(session))?.entries[0]?.id ?? null;
+  }
+
+  async droppedThrough(session: SessionKey): Promise<string | null> {
+    return this.sessions.get(keyOf(session))?.droppedThrough ?? null;
   }
 
   async lastId(session: SessionKey): Promise<string | null> {

@@ -155,6 +155,32 @@ export class RedisEventLog implements EventLog, AsyncDisposable {
     return raw[0]?.[0] ?? null;
   }
 
+  /**
+   * `null` while `XADD … MAXLEN` has trimmed nothing (`entries-added` is the stream's length, Redis 7);
+   * once it has, the id just before the oldest entry kept (Redis does not record the trimmed ids);
+   * `undefined` on Redis 6 and older, which do not count the entries added.
+   */
+  async droppedThrough(session: SessionKey): Promise<string | null | undefined> {
+    const key = checkKey(session);
+    const info = await this.call('droppedThrough', key, async () => {
+      try {
+        return (await this.client.xinfo('STREAM', this.keys.stream(key))) as unknown[];
+      } catch (error) {
+        if (/no such key/i.test((error as Error).message)) return [];
+        throw error;
+      }
+    });
+    if (info.length === 0) return null;
+    const field = (name: string) => info[info.indexOf(name) + 1];
+    const added = field('entries-added');
+    if (!info.includes('entries-added') || typeof added !== 'number') return undefined;
+    if (added <= Number(field('length'))) return null;
+    const first = field('first-entry') as [string, unknown] | null;
+    if (!first) return undefined;
+    const { ms, seq } = parseLogId(first[0]);
+    return seq > 0 ? `${ms}-${seq - 1}` : `${ms - 1}-999999999999999`;
+  }
+
   /** The id of the newest (readable) entry, or `null`. */
   async lastId(session: SessionKey): Promise<string | null> {
     const key = checkKey(session);

@@ -503,6 +503,25 @@ const cases: Record<string, { options?: EventLogFactoryOptions; body: CaseBody }
       assert.deepEqual(texts(await log.readBackward(S, null, 10)), texts(kept.slice(-10).reverse()));
       assert.equal(await log.lastId(S), ids.at(-1));
       assert.equal(await log.firstId(S), kept[0]!.id, 'firstId is the oldest entry kept');
+      const dropped = await log.droppedThrough?.(S);
+      if (dropped !== undefined) {
+        // Exact, or (Redis, which does not record trimmed ids) just before the oldest entry kept.
+        const newestDropped = parseLogId(ids[ids.length - kept.length - 1]!);
+        assert.ok(dropped !== null, 'droppedThrough names a position once entries were dropped');
+        assert.ok(compareLogIds(parseLogId(dropped), newestDropped) >= 0, 'at or after the newest dropped');
+        assert.ok(compareLogIds(parseLogId(dropped), parseLogId(kept[0]!.id)) < 0, 'before the oldest kept');
+      }
+    },
+  },
+
+  'droppedThrough is null while the log has dropped nothing (when the log can tell)': {
+    body: async (log) => {
+      if (!log.droppedThrough) return;
+      const none = await log.droppedThrough(S);
+      if (none === undefined) return;
+      assert.equal(none, null, 'an empty log');
+      await log.append(S, deltas(0, 3));
+      assert.equal(await log.droppedThrough(S), null, 'a log within its bound');
     },
   },
 
