@@ -10,20 +10,28 @@ import { keysOf, silent, type WorldConfig, worldAgents } from '../test/world';
 import { QueueRunner } from './queue-runner';
 import { startWorker } from './start-worker';
 
-describe('workers whose Redis freezes (SIGSTOP) and thaws', () => {
+// What freezes (SIGSTOP, 5 s, then thaws): the one Redis of everything, or only the store's (the queue and
+// the event log on the shared server keep answering).
+const cases = [
+  ['workers whose Redis freezes (SIGSTOP) and thaws', 'everything'],
+  ['workers whose store Redis alone freezes', 'store'],
+] as const;
+
+describe.each(cases)('%s', (_, frozen) => {
   it('no crash, no unhandled rejection, no session run twice at once, every deploy at most once', async () => {
     const unhandled: unknown[] = [];
     const onUnhandled = (e: unknown) => unhandled.push(e);
     process.on('unhandledRejection', onUnhandled);
     const server = await startRedisServer();
     const url = `redis://127.0.0.1:${server.port}`;
+    const queueUrl = frozen === 'everything' ? url : REDIS_URL;
     const config: WorldConfig = { prefix: uniquePrefix('frozen'), modelMs: [150, 250], deployMs: 200 };
     const keys = keysOf(config);
     const book = new Redis(REDIS_URL); // bookkeeping on the shared server, which stays up
     const store = new RedisStorage({ url, keyPrefix: keys.store });
-    const eventLog = new RedisEventLog({ url, keyPrefix: keys.log, logger: silent });
+    const eventLog = new RedisEventLog({ url: queueUrl, keyPrefix: keys.log, logger: silent });
     const runner = new QueueRunner({
-      connection: { url },
+      connection: { url: queueUrl },
       store,
       eventLog,
       prefix: keys.bull,
@@ -35,7 +43,7 @@ describe('workers whose Redis freezes (SIGSTOP) and thaws', () => {
         agents: worldAgents(book, config),
         store,
         eventLog,
-        connection: { url },
+        connection: { url: queueUrl },
         prefix: keys.bull,
         keyPrefix: keys.lines,
         logger: silent,
