@@ -367,18 +367,15 @@ export function startWorker(options: StartWorkerOptions): ReplyWorker {
     ...(options.name ? { name: options.name } : {}),
   });
   worker.on('error', (error) => logger.warn(`@agentkit/worker: ${error.message}`));
-  // A job that stalled more than `maxStalledCount` times (its workers kept dying) is failed by BullMQ's
-  // stall check without reaching a processor: its followers must still see the run end, and its session's
-  // line must move on.
-  worker.on('stalled', (jobId) => {
-    void (async () => {
-      const job = await Job.fromId<ReplyJobData>(queue, jobId);
-      if (!job || (await job.getState()) !== 'failed') return;
-      await giveUp(job.data, jobId, {
-        code: 'JOB_STALLED',
-        message: `The reply job stalled more than ${maxStalledCount} times (the workers running it stopped).`,
-      });
-    })().catch((error) => logger.warn(`@agentkit/worker: stalled job ${jobId}: ${error.message}`));
+  // A job that stalled more than `maxStalledCount` times (its workers kept dying) is failed by BullMQ
+  // without reaching a processor (the next worker to take it fails it): its followers must still see the
+  // run end, and its session's line must move on.
+  worker.on('failed', (job, error) => {
+    if (!job?.id || !/stalled more than allowable limit/.test(error?.message ?? '')) return;
+    giveUp(job.data, job.id, {
+      code: 'JOB_STALLED',
+      message: `The reply job stalled more than ${maxStalledCount} times (the workers running it stopped).`,
+    }).catch((reportError) => logger.warn(`@agentkit/worker: stalled job ${job.id}: ${reportError.message}`));
   });
 
   // Interrupts: pub/sub for speed (a running reply ends within milliseconds), the marks for certainty.
